@@ -37,6 +37,9 @@ struct Value {
   // The alternatives are in ValueType order, so the type is the variant index.
   ValueType type() const { return static_cast<ValueType>(v.index()); }
 };
+// Deep equality (same type and value; arrays: same element type and items).
+bool operator==(const Array& a, const Array& b);
+bool operator==(const Value& a, const Value& b);
 
 struct KeyValue {
   std::string key;
@@ -67,6 +70,7 @@ class File {
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
   uint64_t file_size() const { return bytes_.size(); }
+  std::span<const uint8_t> bytes() const { return bytes_; }  // the whole image (mapped)
 
   const std::vector<KeyValue>& metadata() const { return kvs_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }

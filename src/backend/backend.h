@@ -1,0 +1,99 @@
+// The backend interface: every op the model code runs. `ref` (plain scalar code, the oracle) and
+// `cpu` (fast kernels, activations rounded like the reference) implement it; an accelerator
+// backend would too. All activations are row-major f32 host buffers; shapes are in the comments,
+// fastest-varying dimension last, e.g. x[n_tok][n_embd].
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "quant/types.h"
+
+namespace kz {
+
+// A weight matrix in a block format: `rows` rows of `cols` elements, row r at data + r*row_bytes.
+// (In GGUF terms ne = {cols, rows}.)
+struct Matrix {
+  DType type = DType::F32;
+  int64_t cols = 0, rows = 0;
+  const uint8_t* data = nullptr;
+  uint64_t row_bytes = 0;
+  std::string_view name;  // tensor name, for errors and profiles
+};
+
+// One attention layer's K/V cache for one sequence: k[n_ctx][n_kv_head][head_dim], same for v;
+// each of element type F32 or F16.
+struct KvCacheView {
+  DType k_type = DType::F32, v_type = DType::F32;
+  void* k = nullptr;
+  void* v = nullptr;
+  int64_t n_ctx = 0;
+  int n_kv_head = 0, head_dim = 0;
+};
+
+// Gated DeltaNet dimensions (spec/qwen35.md §3): n_k key heads of d_k, n_v value heads of d_v.
+struct DeltaNetDims {
+  int n_k = 0, d_k = 0, n_v = 0, d_v = 0;
+  int64_t key_dim() const { return int64_t(n_k) * d_k; }
+  int64_t value_dim() const { return int64_t(n_v) * d_v; }
+  int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
+  int64_t state_floats() const { return int64_t(n_v) * d_v * d_k; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+
+  // y[t][o] = sum_i W[o][i] * x[t][i]; x[n_tok][w.cols], y[n_tok][w.rows].
+  virtual void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) = 0;
+  // y[i][w.cols] = row ids[i] of w, dequantized exactly.
+  virtual void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y) = 0;
+
+  // Per row of n: y = x / sqrt(mean(x^2) + eps) * w (w may be null: no scaling).
+  virtual void rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
+                        float* y) = 0;
+  // NEOX RoPE in place on the first n_rot dims of every head; x[n_tok][n_head][head_dim],
+  // token t at position pos[t].
+  virtual void rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
+                         const int32_t* pos, float freq_base) = 0;
+  // y = silu(gate) * up, elementwise over n.
+  virtual void swiglu(const float* gate, const float* up, int64_t n, float* y) = 0;
+  // x = silu(x) in place.
+  virtual void silu(float* x, int64_t n) = 0;
+  // x += y.
+  virtual void add(float* x, const float* y, int64_t n) = 0;
+  // x *= sigmoid(gate).
+  virtual void mul_sigmoid(float* x, const float* gate, int64_t n) = 0;
+
+  // Writes k, v ([n_tok][n_kv_head][head_dim]) at cache positions pos0 .. pos0+n_tok-1.
+  virtual void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
+                        const float* v) = 0;
+  // Causal attention of n_tok queries at positions pos0.. over cache positions [0, pos0+n_tok):
+  // q[n_tok][n_head][head_dim] -> out[n_tok][n_head][head_dim]; query head h reads KV head
+  // h / (n_head / n_kv_head); scores scaled by `scale`.
+  virtual void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                         int n_head, float scale, float* out) = 0;
+
+  // Causal depthwise conv over time: x[n_tok][channels], w[channels][d_conv] (tap d_conv-1 is the
+  // current token), state[channels][d_conv-1] (oldest first) updated in place; out[n_tok][channels].
+  virtual void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv,
+                        const float* w, float* state, float* out) = 0;
+  // Decay and write-strength gates: g = softplus(alpha + dt_bias) * a (a = -exp(A_log)),
+  // beta = sigmoid(b); alpha, b, g, beta are [n_tok][n_v].
+  virtual void delta_net_gates(const float* alpha, const float* b, const float* dt_bias,
+                               const float* a, int64_t n_tok, int n_v, float* g, float* beta) = 0;
+  // Gated delta rule over n_tok tokens (spec/qwen35.md §8.4-8.5): qkv[n_tok][conv_dim] holds q,
+  // k (L2-normalized here with eps) and v; value head h uses q/k head h % n_k;
+  // state[n_v][d_v][d_k] updated in place; out[n_tok][n_v][d_v].
+  virtual void gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
+                                const float* g, const float* beta, float eps, float* state,
+                                float* out) = 0;
+  // Per row of n: y = rms_norm(x) * w * silu(z); x, z, y [rows][n], w[n].
+  virtual void gated_rms_norm(const float* x, const float* z, const float* w, int64_t n,
+                              int64_t rows, float eps, float* y) = 0;
+};
+
+}  // namespace kz

@@ -1,0 +1,118 @@
+// Reference Gated DeltaNet kernels (spec/qwen35.md §8): convolution, gates, norms and the
+// token-by-token recurrence. The chunked form of the recurrence is in delta_net_chunked.cpp.
+#include "kernels/ref/delta_net.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace kz::ref {
+namespace {
+
+float dot(const float* a, const float* b, int64_t n) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+float softplus(float x) {
+  return x > 20.0f ? x : std::log(1.0f + std::exp(x));
+}
+float sigmoid(float x) {
+  return 1.0f / (1.0f + std::exp(-x));
+}
+float silu(float x) {
+  return x / (1.0f + std::exp(-x));
+}
+
+}  // namespace
+
+void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+              float* state, float* out) {
+  const int64_t n_state = d_conv - 1;
+  // Column p of X = [state | x] for one channel: the carried inputs first, then this call's tokens.
+  auto input = [&](int64_t ch, int64_t p) {
+    return p < n_state ? state[ch * n_state + p] : x[(p - n_state) * channels + ch];
+  };
+  for (int64_t t = 0; t < n_tok; ++t) {
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      float sum = 0.0f;  // f32, tap order, as ggml_compute_forward_ssm_conv_f32
+      for (int64_t tau = 0; tau < d_conv; ++tau) sum += input(ch, t + tau) * w[ch * d_conv + tau];
+      out[t * channels + ch] = sum;
+    }
+  }
+  // New state = columns n_tok .. n_tok+n_state-1 of X. Updating in place in increasing order is
+  // safe: slot tau reads column n_tok+tau >= tau, which has not been overwritten yet.
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    for (int64_t tau = 0; tau < n_state; ++tau) state[ch * n_state + tau] = input(ch, n_tok + tau);
+  }
+}
+
+void delta_net_gates(const float* alpha, const float* b, const float* dt_bias, const float* a,
+                     int64_t n_tok, int n_v, float* g, float* beta) {
+  for (int64_t t = 0; t < n_tok; ++t) {
+    for (int h = 0; h < n_v; ++h) {
+      const int64_t e = t * n_v + h;
+      g[e] = softplus(alpha[e] + dt_bias[h]) * a[h];
+      beta[e] = sigmoid(b[e]);
+    }
+  }
+}
+
+void l2_norm(float* x, int64_t n, int64_t rows, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = x + r * n;
+    double sum = 0.0;  // as ggml_compute_forward_l2_norm_f32: f32 squares, double sum
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(row[i] * row[i]);
+    const float scale = 1.0f / std::max(std::sqrt(static_cast<float>(sum)), eps);
+    for (int64_t i = 0; i < n; ++i) row[i] *= scale;
+  }
+}
+
+void gated_delta_rule_recurrent(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
+                                const float* g, const float* beta, float eps, float* state,
+                                float* out) {
+  const int64_t n_k = dims.n_k, n_v = dims.n_v, d_k = dims.d_k, d_v = dims.d_v;
+  const int64_t key_dim = dims.key_dim(), conv_dim = dims.conv_dim();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
+  // Per-call scratch (reference code): one token's q | k, normalized here, and the delta vector.
+  std::vector<float> qk(2 * key_dim);
+  std::vector<float> delta(d_v);
+  for (int64_t t = 0; t < n_tok; ++t) {
+    const float* row = qkv + t * conv_dim;
+    std::copy(row, row + 2 * key_dim, qk.begin());  // q and k are adjacent: 2·n_k heads of d_k
+    l2_norm(qk.data(), d_k, 2 * n_k, eps);
+    for (int64_t h = 0; h < n_v; ++h) {
+      const float* q = qk.data() + (h % n_k) * d_k;  // tiled head mapping (§8.4)
+      const float* k = qk.data() + key_dim + (h % n_k) * d_k;
+      const float* v = row + 2 * key_dim + h * d_v;
+      const float b = beta[t * n_v + h];
+      float* m = state + h * d_v * d_k;  // M = Sᵀ, row j (value index) holds S[·][j]
+      float* o = out + (t * n_v + h) * d_v;
+
+      const float decay = std::exp(g[t * n_v + h]);
+      for (int64_t e = 0; e < d_v * d_k; ++e) m[e] *= decay;
+      for (int64_t j = 0; j < d_v; ++j) delta[j] = (v[j] - dot(m + j * d_k, k, d_k)) * b;
+      for (int64_t j = 0; j < d_v; ++j) {
+        for (int64_t i = 0; i < d_k; ++i) m[j * d_k + i] += k[i] * delta[j];
+      }
+      for (int64_t j = 0; j < d_v; ++j) o[j] = dot(m + j * d_k, q, d_k) * scale;
+    }
+  }
+}
+
+void gated_rms_norm(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
+                    float eps, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    const float* zr = z + r * n;
+    float* yr = y + r * n;
+    double sum = 0.0;  // as ggml_compute_forward_rms_norm_f32
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(xr[i] * xr[i]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] * scale * w[i] * silu(zr[i]);
+  }
+}
+
+}  // namespace kz::ref

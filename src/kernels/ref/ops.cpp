@@ -1,0 +1,140 @@
+#include "kernels/ref/ops.h"
+
+#include <cmath>
+#include <vector>
+
+#include "base/half.h"
+#include "quant/quant.h"
+
+namespace kz::ref {
+
+void matmul_f32act(const Matrix& w, const float* x, int64_t n_tok, float* y) {
+  std::vector<float> row(w.cols);
+  for (int64_t o = 0; o < w.rows; ++o) {
+    dequantize_row(w.type, w.data + o * w.row_bytes, row.data(), w.cols);
+    for (int64_t t = 0; t < n_tok; ++t) {
+      const float* xt = x + t * w.cols;
+      float sum = 0.0f;
+      for (int64_t i = 0; i < w.cols; ++i) sum += row[i] * xt[i];
+      y[t * w.rows + o] = sum;
+    }
+  }
+}
+
+void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    dequantize_row(w.type, w.data + ids[i] * w.row_bytes, y + i * w.cols, w.cols);
+}
+
+// As ggml_compute_forward_rms_norm_f32: squares summed in double, mean rounded to f32.
+void rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += double(xr[i]) * double(xr[i]);
+    const float mean = float(sum / double(n));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    for (int64_t i = 0; i < n; ++i) yr[i] = w ? (xr[i] * scale) * w[i] : xr[i] * scale;
+  }
+}
+
+// θ is iterated as a product with theta_scale, like ggml_rope_cache_init, not a fresh pow per pair.
+void rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot, const int32_t* pos,
+               float freq_base) {
+  const float theta_scale = std::pow(freq_base, -2.0f / float(n_rot));
+  const int half = n_rot / 2;
+  std::vector<float> cos_t(half), sin_t(half);
+  for (int64_t t = 0; t < n_tok; ++t) {
+    float theta = float(pos[t]);
+    for (int k = 0; k < half; ++k) {
+      cos_t[k] = std::cos(theta);
+      sin_t[k] = std::sin(theta);
+      theta *= theta_scale;
+    }
+    for (int h = 0; h < n_head; ++h) {
+      float* v = x + (t * n_head + h) * head_dim;
+      for (int k = 0; k < half; ++k) {
+        const float a = v[k], b = v[k + half];
+        v[k] = a * cos_t[k] - b * sin_t[k];
+        v[k + half] = a * sin_t[k] + b * cos_t[k];
+      }
+    }
+  }
+}
+
+void swiglu(const float* gate, const float* up, int64_t n, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = silu(gate[i]) * up[i];
+}
+
+void silu(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = silu(x[i]);
+}
+
+void add(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void mul_sigmoid(float* x, const float* gate, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= sigmoid(gate[i]);
+}
+
+namespace {
+
+void store_row(DType type, void* base, int64_t index, const float* src, int64_t n) {
+  if (type == DType::F32) {
+    float* dst = static_cast<float*>(base) + index * n;
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    uint16_t* dst = static_cast<uint16_t*>(base) + index * n;
+    for (int64_t i = 0; i < n; ++i) dst[i] = fp32_to_fp16(src[i]);
+  }
+}
+
+float load(DType type, const void* base, int64_t i) {
+  return type == DType::F32 ? static_cast<const float*>(base)[i]
+                            : fp16_to_fp32(static_cast<const uint16_t*>(base)[i]);
+}
+
+}  // namespace
+
+void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v) {
+  const int64_t row = int64_t(kv.n_kv_head) * kv.head_dim;
+  for (int64_t t = 0; t < n_tok; ++t) {
+    store_row(kv.k_type, kv.k, pos0 + t, k + t * row, row);
+    store_row(kv.v_type, kv.v, pos0 + t, v + t * row, row);
+  }
+}
+
+// Plain softmax attention in f32: scores, max-subtracted exponentials, weighted sum of values.
+void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+               float scale, float* out) {
+  const int d = kv.head_dim;
+  const int group = n_head / kv.n_kv_head;
+  const int64_t row = int64_t(kv.n_kv_head) * d;
+  std::vector<float> scores(pos0 + n_tok);
+  for (int64_t t = 0; t < n_tok; ++t) {
+    const int64_t n_keys = pos0 + t + 1;  // causal: keys at positions <= the query's
+    for (int h = 0; h < n_head; ++h) {
+      const float* qh = q + (t * n_head + h) * d;
+      const int64_t kv_off = int64_t(h / group) * d;
+      float max_s = -INFINITY;
+      for (int64_t j = 0; j < n_keys; ++j) {
+        float s = 0.0f;
+        for (int i = 0; i < d; ++i) s += qh[i] * load(kv.k_type, kv.k, j * row + kv_off + i);
+        scores[j] = s * scale;
+        max_s = std::max(max_s, scores[j]);
+      }
+      float sum = 0.0f;
+      for (int64_t j = 0; j < n_keys; ++j) sum += (scores[j] = std::exp(scores[j] - max_s));
+      float* o = out + (t * n_head + h) * d;
+      for (int i = 0; i < d; ++i) o[i] = 0.0f;
+      for (int64_t j = 0; j < n_keys; ++j) {
+        const float p = scores[j] / sum;
+        for (int i = 0; i < d; ++i) o[i] += p * load(kv.v_type, kv.v, j * row + kv_off + i);
+      }
+    }
+  }
+}
+
+}  // namespace kz::ref

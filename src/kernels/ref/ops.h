@@ -1,0 +1,32 @@
+// Reference (scalar, f32) kernels of the element-wise, normalization, RoPE and attention ops.
+// Shapes and semantics are those of the matching Backend ops (backend/backend.h); the numerics
+// follow the reference implementation's CPU kernels where the spec describes them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "backend/backend.h"
+
+namespace kz::ref {
+
+// f32 activations times dequantized weights (the "f32act" semantics of the fixtures).
+void matmul_f32act(const Matrix& w, const float* x, int64_t n_tok, float* y);
+void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y);
+
+void rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y);
+void rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot, const int32_t* pos,
+               float freq_base);
+void swiglu(const float* gate, const float* up, int64_t n, float* y);
+void silu(float* x, int64_t n);
+void add(float* x, const float* y, int64_t n);
+void mul_sigmoid(float* x, const float* gate, int64_t n);
+
+void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v);
+void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+               float scale, float* out);
+
+inline float silu(float x) { return x / (1.0f + __builtin_expf(-x)); }
+inline float sigmoid(float x) { return 1.0f / (1.0f + __builtin_expf(-x)); }
+
+}  // namespace kz::ref

@@ -1,0 +1,253 @@
+// Dispatch (vec_dot_type, quantize_activation, vec_dot) and the dot products of the float formats
+// and the 32-element block formats (ggml-cpu/quants.c: ggml_vec_dot_*_generic).
+#include "kernels/ref/vec_dot.h"
+
+#include <cstring>
+
+#include "base/error.h"
+#include "base/half.h"
+#include "quant/blocks.h"
+#include "quant/quant.h"
+
+// Bit-exactness needs each f32 product rounded on its own: no fused multiply-add contraction
+// (GCC does not contract in ISO C++ mode; clang does unless told not to).
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+namespace kz::ref {
+namespace {
+
+// Float formats: products in f32, accumulated in 8 f32 lanes (as the SIMD kernels do) and summed
+// at the end.
+template <class Load>
+float dot_lanes(int64_t n, Load load) {
+  float lanes[8] = {};
+  for (int64_t i = 0; i < n; ++i) lanes[i % 8] += load(i);
+  float sum = 0;
+  for (float l : lanes) sum += l;
+  return sum;
+}
+
+uint32_t load_qh(const uint8_t* qh) {
+  uint32_t v;
+  std::memcpy(&v, qh, sizeof(v));
+  return v;
+}
+
+int q5_value(const uint8_t* qs, uint32_t qh, int j) {
+  const int low = j < 16 ? qs[j] & 0xF : qs[j - 16] >> 4;
+  return low | static_cast<int>(((qh >> j) & 1) << 4);
+}
+
+}  // namespace
+
+DType vec_dot_type(DType weight) {
+  switch (weight) {
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+      return weight;
+    case DType::Q4_0:
+    case DType::Q5_0:
+    case DType::Q8_0:
+    case DType::IQ4_NL:
+      return DType::Q8_0;
+    case DType::Q4_1:
+    case DType::Q5_1:
+      return DType::Q8_1;
+    case DType::Q2_K:
+    case DType::Q3_K:
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+    case DType::IQ4_XS:
+      return DType::Q8_K;
+    default:
+      break;
+  }
+  const DTypeInfo* i = dtype_info(static_cast<uint32_t>(weight));
+  fail("vec_dot: no dot product for weight type ",
+       i ? std::string(i->name) : cat("id ", static_cast<uint32_t>(weight)));
+}
+
+void quantize_activation(DType act_type, const float* x, void* dst, int64_t n) {
+  switch (act_type) {
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+    case DType::Q8_0:
+    case DType::Q8_1:
+    case DType::Q8_K:
+      quantize_row(act_type, x, dst, n);
+      return;
+    default:
+      fail("quantize_activation: ", dtype_name(act_type), " is not an activation format");
+  }
+}
+
+float vec_dot(DType weight, const void* w, const void* a, int64_t n) {
+  using Kernel = float (*)(const void*, const void*, int64_t);
+  Kernel k = nullptr;
+  switch (weight) {
+    case DType::F32:
+      k = vec_dot_f32_f32;
+      break;
+    case DType::F16:
+      k = vec_dot_f16_f16;
+      break;
+    case DType::BF16:
+      k = vec_dot_bf16_bf16;
+      break;
+    case DType::Q4_0:
+      k = vec_dot_q4_0_q8_0;
+      break;
+    case DType::Q4_1:
+      k = vec_dot_q4_1_q8_1;
+      break;
+    case DType::Q5_0:
+      k = vec_dot_q5_0_q8_0;
+      break;
+    case DType::Q5_1:
+      k = vec_dot_q5_1_q8_1;
+      break;
+    case DType::Q8_0:
+      k = vec_dot_q8_0_q8_0;
+      break;
+    case DType::IQ4_NL:
+      k = vec_dot_iq4_nl_q8_0;
+      break;
+    case DType::Q2_K:
+      k = vec_dot_q2_K_q8_K;
+      break;
+    case DType::Q3_K:
+      k = vec_dot_q3_K_q8_K;
+      break;
+    case DType::Q4_K:
+      k = vec_dot_q4_K_q8_K;
+      break;
+    case DType::Q5_K:
+      k = vec_dot_q5_K_q8_K;
+      break;
+    case DType::Q6_K:
+      k = vec_dot_q6_K_q8_K;
+      break;
+    case DType::IQ4_XS:
+      k = vec_dot_iq4_xs_q8_K;
+      break;
+    default:
+      vec_dot_type(weight);  // throws, naming the type
+  }
+  const int bs = info(weight).block_size;
+  if (n < 0 || n % bs != 0)
+    fail("vec_dot: row of ", n, " elements is not a multiple of the ", dtype_name(weight),
+         " block size ", bs);
+  return k(w, a, n);
+}
+
+float vec_dot_f32_f32(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const float*>(w);
+  const auto* y = static_cast<const float*>(a);
+  return dot_lanes(n, [&](int64_t i) { return x[i] * y[i]; });
+}
+
+float vec_dot_f16_f16(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const uint16_t*>(w);
+  const auto* y = static_cast<const uint16_t*>(a);
+  return dot_lanes(n, [&](int64_t i) { return fp16_to_fp32(x[i]) * fp16_to_fp32(y[i]); });
+}
+
+float vec_dot_bf16_bf16(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const uint16_t*>(w);
+  const auto* y = static_cast<const uint16_t*>(a);
+  return dot_lanes(n, [&](int64_t i) { return bf16_to_fp32(x[i]) * bf16_to_fp32(y[i]); });
+}
+
+float vec_dot_q4_0_q8_0(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockQ4_0*>(w);
+  const auto* y = static_cast<const BlockQ8_0*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    int sumi0 = 0, sumi1 = 0;
+    for (int j = 0; j < 16; ++j) {
+      sumi0 += ((x[ib].qs[j] & 0xF) - 8) * y[ib].qs[j];
+      sumi1 += ((x[ib].qs[j] >> 4) - 8) * y[ib].qs[j + 16];
+    }
+    sumf += static_cast<float>(sumi0 + sumi1) * fp16_to_fp32(x[ib].d) * fp16_to_fp32(y[ib].d);
+  }
+  return sumf;
+}
+
+float vec_dot_q4_1_q8_1(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockQ4_1*>(w);
+  const auto* y = static_cast<const BlockQ8_1*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    int sumi0 = 0, sumi1 = 0;
+    for (int j = 0; j < 16; ++j) {
+      sumi0 += (x[ib].qs[j] & 0xF) * y[ib].qs[j];
+      sumi1 += (x[ib].qs[j] >> 4) * y[ib].qs[j + 16];
+    }
+    // The min term uses the activation block sum s = d_a * sum(q_a).
+    sumf += (fp16_to_fp32(x[ib].d) * fp16_to_fp32(y[ib].d)) * static_cast<float>(sumi0 + sumi1) +
+            fp16_to_fp32(x[ib].m) * fp16_to_fp32(y[ib].s);
+  }
+  return sumf;
+}
+
+float vec_dot_q5_0_q8_0(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockQ5_0*>(w);
+  const auto* y = static_cast<const BlockQ8_0*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const uint32_t qh = load_qh(x[ib].qh);
+    int sumi = 0;
+    for (int j = 0; j < kQK; ++j) sumi += (q5_value(x[ib].qs, qh, j) - 16) * y[ib].qs[j];
+    sumf += (fp16_to_fp32(x[ib].d) * fp16_to_fp32(y[ib].d)) * static_cast<float>(sumi);
+  }
+  return sumf;
+}
+
+float vec_dot_q5_1_q8_1(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockQ5_1*>(w);
+  const auto* y = static_cast<const BlockQ8_1*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const uint32_t qh = load_qh(x[ib].qh);
+    int sumi = 0;
+    for (int j = 0; j < kQK; ++j) sumi += q5_value(x[ib].qs, qh, j) * y[ib].qs[j];
+    sumf += (fp16_to_fp32(x[ib].d) * fp16_to_fp32(y[ib].d)) * static_cast<float>(sumi) +
+            fp16_to_fp32(x[ib].m) * fp16_to_fp32(y[ib].s);
+  }
+  return sumf;
+}
+
+float vec_dot_q8_0_q8_0(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockQ8_0*>(w);
+  const auto* y = static_cast<const BlockQ8_0*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    int sumi = 0;
+    for (int j = 0; j < kQK; ++j) sumi += x[ib].qs[j] * y[ib].qs[j];
+    sumf += static_cast<float>(sumi) * (fp16_to_fp32(x[ib].d) * fp16_to_fp32(y[ib].d));
+  }
+  return sumf;
+}
+
+float vec_dot_iq4_nl_q8_0(const void* w, const void* a, int64_t n) {
+  const auto* x = static_cast<const BlockIQ4NL*>(w);
+  const auto* y = static_cast<const BlockQ8_0*>(a);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const float d = fp16_to_fp32(y[ib].d) * fp16_to_fp32(x[ib].d);
+    int sumi1 = 0, sumi2 = 0;
+    for (int j = 0; j < 16; ++j) {
+      sumi1 += y[ib].qs[j] * kIQ4NLValues[x[ib].qs[j] & 0xF];
+      sumi2 += y[ib].qs[j + 16] * kIQ4NLValues[x[ib].qs[j] >> 4];
+    }
+    sumf += d * static_cast<float>(sumi1 + sumi2);
+  }
+  return sumf;
+}
+
+}  // namespace kz::ref

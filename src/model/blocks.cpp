@@ -1,0 +1,76 @@
+#include "model/blocks.h"
+
+#include <cmath>
+
+#include "base/error.h"
+
+namespace kz {
+
+void attention_core(Backend& be, const AttentionDims& d, float* q, float* k, const float* v,
+                    const float* q_norm, const float* k_norm, const KvCacheView& kv, int64_t pos0,
+                    int64_t n_tok, const int32_t* positions, float* out) {
+  be.rms_norm(q, q_norm, d.head_dim, n_tok * d.n_head, d.eps, q);
+  be.rms_norm(k, k_norm, d.head_dim, n_tok * d.n_head_kv, d.eps, k);
+  be.rope_neox(q, n_tok, d.n_head, d.head_dim, d.n_rot, positions, d.freq_base);
+  be.rope_neox(k, n_tok, d.n_head_kv, d.head_dim, d.n_rot, positions, d.freq_base);
+  be.kv_store(kv, pos0, n_tok, k, v);
+  be.attention(q, kv, pos0, n_tok, d.n_head, 1.0f / std::sqrt(float(d.head_dim)), out);
+}
+
+void ffn_swiglu(Backend& be, const FfnWeights& w, const float* f, int64_t n_tok, Scratch& s,
+                float* out) {
+  const int64_t n_ff = w.gate.rows;
+  float* gate = s.get(kSlotGate, n_tok * n_ff);
+  float* up = s.get(kSlotUp, n_tok * n_ff);
+  be.matmul(w.gate, f, n_tok, gate);
+  be.matmul(w.up, f, n_tok, up);
+  be.swiglu(gate, up, n_tok * n_ff, gate);
+  be.matmul(w.down, gate, n_tok, out);
+}
+
+void output_head(Backend& be, const float* x, int64_t n_tok, int64_t n_embd, const float* norm,
+                 float eps, const Matrix& head, bool all_logits, Scratch& s, float* logits) {
+  const int64_t rows = all_logits ? n_tok : 1;
+  const float* in = x + (n_tok - rows) * n_embd;
+  float* normed = s.get(kSlotLogitsIn, rows * n_embd);
+  be.rms_norm(in, norm, n_embd, rows, eps, normed);
+  be.matmul(head, normed, rows, logits);
+}
+
+KvCacheView kv_view(SequenceState& st, int attn_index, int n_head_kv, int head_dim) {
+  KvCacheView v;
+  v.k_type = st.k_type;
+  v.v_type = st.v_type;
+  v.k = st.attn[attn_index].k.data();
+  v.v = st.attn[attn_index].v.data();
+  v.n_ctx = st.n_ctx;
+  v.n_kv_head = n_head_kv;
+  v.head_dim = head_dim;
+  return v;
+}
+
+SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, int n_head_kv,
+                         int head_dim, int n_recur, int64_t conv_floats, int64_t ssm_floats) {
+  for (DType t : {k_type, v_type})
+    if (t != DType::F32 && t != DType::F16)
+      fail("unsupported KV cache type ", dtype_name(t), " (expected f32 or f16)");
+  if (n_ctx < 1) fail("context size must be at least 1, got ", n_ctx);
+  SequenceState st;
+  st.k_type = k_type;
+  st.v_type = v_type;
+  st.n_ctx = n_ctx;
+  const uint64_t row = uint64_t(n_ctx) * n_head_kv * head_dim;
+  st.attn.resize(n_attn);
+  for (auto& c : st.attn) {
+    c.k.assign(row * info(k_type).block_bytes, 0);
+    c.v.assign(row * info(v_type).block_bytes, 0);
+  }
+  st.recur.resize(n_recur);
+  for (auto& r : st.recur) {
+    r.conv.assign(conv_floats, 0.0f);
+    r.ssm.assign(ssm_floats, 0.0f);
+  }
+  return st;
+}
+
+}  // namespace kz

@@ -1,0 +1,37 @@
+#include "model/model.h"
+
+#include "base/error.h"
+#include "model/qwen3.h"
+#include "model/qwen35.h"
+
+namespace kz {
+
+std::unique_ptr<Model> Model::load(const std::string& path) {
+  gguf::File file = gguf::File::open(path);
+  const std::string arch = file.get_string("general.architecture");
+  if (arch == "qwen3") return load_qwen3(std::move(file));
+  if (arch == "qwen35") return load_qwen35(std::move(file));
+  fail(path, ": unsupported architecture '", arch, "' (supported: qwen3, qwen35)");
+}
+
+void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
+                 std::span<const int32_t> tokens, bool all_logits,
+                 std::vector<float>& logits) const {
+  if (tokens.empty()) fail("eval: no tokens to evaluate");
+  if (state.n_past + int64_t(tokens.size()) > state.n_ctx)
+    fail("context overflow: ", state.n_past, " tokens in context + ", tokens.size(),
+         " new > context size ", state.n_ctx);
+  for (int32_t t : tokens)
+    if (t < 0 || t >= info_.n_vocab) fail("token id ", t, " out of range [0, ", info_.n_vocab, ")");
+  logits.resize((all_logits ? tokens.size() : 1) * info_.n_vocab);
+  for (size_t i = 0; i < tokens.size(); i += kMaxBatch) {
+    const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - i);
+    const bool last = i + n == tokens.size();
+    float* out = all_logits ? logits.data() + i * info_.n_vocab : logits.data();
+    // Only the batch holding the last token produces logits unless all are wanted.
+    forward(backend, state, scratch, tokens.subspan(i, n), all_logits, (all_logits || last) ? out : nullptr);
+    state.n_past += n;
+  }
+}
+
+}  // namespace kz

@@ -1,0 +1,268 @@
+// Architecture `qwen35`: hybrid of Gated DeltaNet (recurrent) layers and gated full-attention
+// layers; keys, tensors and the forward pass, top to bottom (spec/qwen35.md).
+#include "model/qwen35.h"
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+#include "base/error.h"
+#include "model/blocks.h"
+#include "model/hparams.h"
+#include "model/weights.h"
+
+namespace kz {
+namespace {
+
+struct GatedAttention {
+  Matrix wq;            // {n_embd, 2*H*D}: per head, D query values then D gate values
+  Matrix wk, wv;        // {n_embd, H_kv*D}
+  Matrix wo;            // {H*D, n_embd}
+  const float* q_norm;  // [D]
+  const float* k_norm;  // [D]
+};
+
+struct DeltaNet {
+  Matrix w_qkv;            // {n_embd, conv_dim}: q | k | v channels
+  Matrix w_gate;           // {n_embd, value_dim}: z
+  Matrix w_beta, w_alpha;  // {n_embd, n_v}
+  const float* conv;       // [conv_dim][d_conv]
+  const float* dt_bias;    // [n_v]
+  const float* a;          // [n_v], stores -exp(A_log)
+  const float* norm;       // [d_v], shared by all value heads
+  Matrix w_out;            // {value_dim, n_embd}
+};
+
+struct Qwen35Layer {
+  bool recurrent;
+  int state_index;         // into SequenceState::recur or ::attn
+  const float* attn_norm;  // [n_embd]
+  const float* post_norm;  // [n_embd], the pre-FFN norm
+  GatedAttention attn;
+  DeltaNet dn;
+  FfnWeights ffn;
+};
+
+class Qwen35 final : public Model {
+ public:
+  explicit Qwen35(gguf::File file);
+  SequenceState new_state(int64_t n_ctx, DType k_type, DType v_type) const override;
+
+ protected:
+  void forward(Backend& be, SequenceState& state, Scratch& s, std::span<const int32_t> tokens,
+               bool all_logits, float* logits) const override;
+
+ private:
+  void read_hparams();
+  void attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
+                       const float* a, int64_t T, float* out) const;
+  void delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
+                       const float* a, int64_t T, float* out) const;
+
+  CommonHparams hp_;
+  AttentionDims attn_;
+  DeltaNetDims dn_;
+  int d_conv_ = 0;
+  int64_t n_layer_ = 0;  // trunk layers (block_count minus MTP layers)
+  std::vector<bool> recurrent_;
+  Matrix tok_embd_, output_;
+  const float* out_norm_;
+  std::vector<Qwen35Layer> layers_;
+  int n_attn_layers_ = 0, n_recur_layers_ = 0;
+};
+
+void Qwen35::read_hparams() {
+  const gguf::File& f = file_;
+  hp_ = read_common_hparams(f, "qwen35");
+  const int64_t n_mtp = f.opt_u32("qwen35.nextn_predict_layers").value_or(0);
+  if (n_mtp >= hp_.n_block)
+    fail(f.path(), ": key 'qwen35.nextn_predict_layers' = ", n_mtp, " leaves no trunk layers");
+  n_layer_ = hp_.n_block - n_mtp;
+
+  d_conv_ = int(f.get_u32("qwen35.ssm.conv_kernel"));
+  const int64_t inner = f.get_u32("qwen35.ssm.inner_size");
+  dn_.d_k = int(f.get_u32("qwen35.ssm.state_size"));
+  dn_.n_v = int(f.get_u32("qwen35.ssm.time_step_rank"));
+  dn_.n_k = int(f.get_u32("qwen35.ssm.group_count"));
+  if (d_conv_ < 1) fail(f.path(), ": key 'qwen35.ssm.conv_kernel' must be at least 1");
+  if (dn_.n_k <= 0 || dn_.n_v <= 0 || dn_.d_k <= 0)
+    fail(f.path(), ": keys 'qwen35.ssm.group_count', 'time_step_rank', 'state_size' must be > 0");
+  if (dn_.n_v % dn_.n_k != 0)
+    fail(f.path(), ": value heads (qwen35.ssm.time_step_rank = ", dn_.n_v,
+         ") must be a multiple of key heads (qwen35.ssm.group_count = ", dn_.n_k, ")");
+  if (inner % dn_.n_v != 0 || inner / dn_.n_v != dn_.d_k)
+    fail(f.path(), ": key 'qwen35.ssm.inner_size' = ", inner, " must equal time_step_rank (",
+         dn_.n_v, ") x state_size (", dn_.d_k, ")");
+  dn_.d_v = int(inner / dn_.n_v);
+
+  // IMRoPE for text: streams t, h, w carry the position and e carries 0, so a pair in the e
+  // section is not rotated. Real models put every rotated pair in t/h/w; we require that.
+  const auto sections = f.get_int_array("qwen35.rope.dimension_sections");
+  if (sections.size() != 4)
+    fail(f.path(), ": key 'qwen35.rope.dimension_sections' must have 4 entries, has ",
+         sections.size());
+  const int64_t t = sections[0], h = sections[1], w = sections[2], sum = t + h + w + sections[3];
+  if (sum <= 0) fail(f.path(), ": key 'qwen35.rope.dimension_sections' sums to ", sum);
+  for (int k = 0; k < hp_.n_rot / 2; ++k) {
+    const int64_t sec = k % sum;
+    const bool positional = (sec % 3 == 1 && sec < 3 * h) || (sec % 3 == 2 && sec < 3 * w) ||
+                            (sec % 3 == 0 && sec < 3 * t);
+    if (!positional)
+      fail(f.path(), ": key 'qwen35.rope.dimension_sections' puts rotary pair ", k,
+           " in the extra (non-positional) section, which is not supported");
+  }
+
+  if (f.find("qwen35.attention.recurrent_layers")) {
+    const auto flags = f.get_int_array("qwen35.attention.recurrent_layers");
+    if (int64_t(flags.size()) != hp_.n_block)
+      fail(f.path(), ": key 'qwen35.attention.recurrent_layers' has ", flags.size(),
+           " entries, expected block_count = ", hp_.n_block);
+    for (int64_t il = 0; il < n_layer_; ++il) recurrent_.push_back(flags[il] != 0);
+  } else {
+    const int64_t interval = f.opt_u32("qwen35.full_attention_interval").value_or(4);
+    if (interval < 1) fail(f.path(), ": key 'qwen35.full_attention_interval' must be >= 1");
+    for (int64_t il = 0; il < n_layer_; ++il) recurrent_.push_back((il + 1) % interval != 0);
+  }
+}
+
+Qwen35::Qwen35(gguf::File file) : Model(std::move(file)) {
+  read_hparams();
+  const gguf::File& f = file_;
+  info_ = {"qwen35", f.opt_string("general.name").value_or(""), hp_.n_vocab, hp_.n_embd, n_layer_,
+           hp_.n_ctx_train};
+  attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
+
+  WeightBinder w(f);
+  const int64_t E = hp_.n_embd, V = hp_.n_vocab, F = hp_.n_ff, D = hp_.head_dim;
+  const int64_t QD = hp_.n_head * D, KD = hp_.n_head_kv * D;
+  tok_embd_ = w.matrix("token_embd.weight", E, V);
+  out_norm_ = w.vector("output_norm.weight", E);
+  output_ = w.has("output.weight") ? w.matrix("output.weight", E, V) : tok_embd_;
+  for (int64_t il = 0; il < n_layer_; ++il) {
+    const std::string p = "blk." + std::to_string(il) + ".";
+    Qwen35Layer L{};
+    L.recurrent = recurrent_[il];
+    L.attn_norm = w.vector(p + "attn_norm.weight", E);
+    L.post_norm = w.vector(p + "post_attention_norm.weight", E);
+    L.ffn = {w.matrix(p + "ffn_gate.weight", E, F), w.matrix(p + "ffn_up.weight", E, F),
+             w.matrix(p + "ffn_down.weight", F, E)};
+    if (L.recurrent) {
+      L.state_index = n_recur_layers_++;
+      DeltaNet& d = L.dn;
+      d.w_qkv = w.matrix(p + "attn_qkv.weight", E, dn_.conv_dim());
+      d.w_gate = w.matrix(p + "attn_gate.weight", E, dn_.value_dim());
+      d.conv = w.f32_matrix(p + "ssm_conv1d.weight", d_conv_, dn_.conv_dim());
+      d.dt_bias = w.vector(p + "ssm_dt.bias", dn_.n_v);
+      d.a = w.vector(p + "ssm_a", dn_.n_v);
+      d.w_beta = w.matrix(p + "ssm_beta.weight", E, dn_.n_v);
+      d.w_alpha = w.matrix(p + "ssm_alpha.weight", E, dn_.n_v);
+      d.norm = w.vector(p + "ssm_norm.weight", dn_.d_v);
+      d.w_out = w.matrix(p + "ssm_out.weight", dn_.value_dim(), E);
+    } else {
+      L.state_index = n_attn_layers_++;
+      GatedAttention& g = L.attn;
+      g.wq = w.matrix(p + "attn_q.weight", E, 2 * QD);
+      g.wk = w.matrix(p + "attn_k.weight", E, KD);
+      g.wv = w.matrix(p + "attn_v.weight", E, KD);
+      g.wo = w.matrix(p + "attn_output.weight", QD, E);
+      g.q_norm = w.vector(p + "attn_q_norm.weight", D);
+      g.k_norm = w.vector(p + "attn_k_norm.weight", D);
+    }
+    layers_.push_back(L);
+  }
+  // MTP (next-token prediction) layers are kept mapped for speculative decoding, not run here.
+  for (const auto& t : f.tensors()) {
+    int64_t il = -1;
+    if (t.name.rfind("blk.", 0) == 0)
+      std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), il);
+    if (il >= n_layer_) w.keep(t.name);
+  }
+  w.finish();
+}
+
+SequenceState Qwen35::new_state(int64_t n_ctx, DType k_type, DType v_type) const {
+  return make_state(n_ctx, k_type, v_type, n_attn_layers_, hp_.n_head_kv, hp_.head_dim,
+                    n_recur_layers_, dn_.conv_dim() * (d_conv_ - 1), dn_.state_floats());
+}
+
+void Qwen35::attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
+                             const float* a, int64_t T, float* out) const {
+  const int H = hp_.n_head, D = hp_.head_dim;
+  const int64_t QD = int64_t(H) * D, KD = int64_t(hp_.n_head_kv) * D;
+  float* qg = s.get(kSlotAttn, T * 2 * QD);
+  float* q = s.get(kSlotQ, T * QD);
+  float* gate = s.get(kSlotGate, T * QD);
+  float* k = s.get(kSlotK, T * KD);
+  float* v = s.get(kSlotV, T * KD);
+  be.matmul(L.attn.wq, a, T, qg);
+  // Per head the projection holds D query values then D gate values (spec §7.1).
+  for (int64_t t = 0; t < T; ++t)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < D; ++i) {
+        q[(t * H + h) * D + i] = qg[(t * H + h) * 2 * D + i];
+        gate[(t * H + h) * D + i] = qg[(t * H + h) * 2 * D + D + i];
+      }
+  be.matmul(L.attn.wk, a, T, k);
+  be.matmul(L.attn.wv, a, T, v);
+  const KvCacheView kv = kv_view(st, L.state_index, hp_.n_head_kv, hp_.head_dim);
+  float* o = qg;  // the joint projection is no longer needed
+  attention_core(be, attn_, q, k, v, L.attn.q_norm, L.attn.k_norm, kv, st.n_past, T,
+                 s.positions(st.n_past, T), o);
+  be.mul_sigmoid(o, gate, T * QD);
+  be.matmul(L.attn.wo, o, T, out);
+}
+
+void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
+                             const float* a, int64_t T, float* out) const {
+  const DeltaNet& d = L.dn;
+  RecurrentState& rs = st.recur[L.state_index];
+  float* qkv = s.get(kSlotQ, T * dn_.conv_dim());
+  float* conv = s.get(kSlotConv, T * dn_.conv_dim());
+  float* z = s.get(kSlotGate, T * dn_.value_dim());
+  float* alpha = s.get(kSlotAlpha, T * dn_.n_v);
+  float* b = s.get(kSlotBeta, T * dn_.n_v);
+  float* decay = s.get(kSlotDecay, T * dn_.n_v);
+  float* strength = s.get(kSlotWriteStrength, T * dn_.n_v);
+  float* o = s.get(kSlotAttn, T * dn_.value_dim());
+  float* y = s.get(kSlotV, T * dn_.value_dim());
+
+  be.matmul(d.w_qkv, a, T, qkv);
+  be.matmul(d.w_gate, a, T, z);
+  be.matmul(d.w_beta, a, T, b);
+  be.matmul(d.w_alpha, a, T, alpha);
+  be.ssm_conv(qkv, T, dn_.conv_dim(), d_conv_, d.conv, rs.conv.data(), conv);
+  be.silu(conv, T * dn_.conv_dim());
+  be.delta_net_gates(alpha, b, d.dt_bias, d.a, T, dn_.n_v, decay, strength);
+  be.gated_delta_rule(dn_, T, conv, decay, strength, hp_.eps, rs.ssm.data(), o);
+  be.gated_rms_norm(o, z, d.norm, dn_.d_v, T * dn_.n_v, hp_.eps, y);
+  be.matmul(d.w_out, y, T, out);
+}
+
+void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const int32_t> tokens,
+                     bool all_logits, float* logits) const {
+  const int64_t T = int64_t(tokens.size()), E = hp_.n_embd;
+  float* x = s.get(kSlotX, T * E);
+  float* a = s.get(kSlotNorm, T * E);
+  float* m = s.get(kSlotOut, T * E);
+  be.get_rows(tok_embd_, tokens, x);
+  for (const Qwen35Layer& L : layers_) {
+    be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
+    if (L.recurrent)
+      delta_net_mixer(be, L, st, s, a, T, m);
+    else
+      attention_mixer(be, L, st, s, a, T, m);
+    be.add(x, m, T * E);
+    be.rms_norm(x, L.post_norm, E, T, hp_.eps, a);
+    ffn_swiglu(be, L.ffn, a, T, s, m);
+    be.add(x, m, T * E);
+  }
+  if (logits) output_head(be, x, T, E, out_norm_, hp_.eps, output_, all_logits, s, logits);
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_qwen35(gguf::File file) {
+  return std::make_unique<Qwen35>(std::move(file));
+}
+
+}  // namespace kz

@@ -1,0 +1,42 @@
+// Chat formatting: turns a conversation into the prompt text the model was trained on, exactly as
+// llama.cpp's Jinja rendering of the model's own template would (../shared/spec/chat.md §3–§5).
+// The two Qwen templates are re-implemented in C++ rather than interpreted; any other template
+// using <|im_start|> falls back to plain ChatML, like llama.cpp's legacy path.
+//
+// Not supported: tool *definitions* (the `tools` system block) and assistant `tool_calls`;
+// tool *results* (role "tool") are.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kz {
+
+struct ChatMessage {
+  std::string role;  // "system", "user", "assistant" or "tool"
+  std::string content;
+  // Assistant only. Empty = not given: the reasoning is then taken from a <think>…</think> block
+  // in `content`, as the templates do when `reasoning_content` is undefined.
+  std::string reasoning_content;
+};
+
+enum class ChatFormat {
+  Qwen3,   // Qwen3 hybrid-thinking template (Qwen-Qwen3-0.6B.jinja)
+  Qwen35,  // Qwen3.5 template: trims content, always opens <think> on the generation prompt
+  ChatML,  // anything else with <|im_start|>: plain turns, no <think> logic (caller should warn)
+};
+
+std::string_view chat_format_name(ChatFormat format);
+
+// Recognizes a GGUF `tokenizer.chat_template`; throws kz::Error "unsupported chat template" for
+// a template that is not ChatML at all.
+ChatFormat detect_chat_format(std::string_view template_text);
+
+// Renders the conversation. enable_thinking corresponds to the template variable of that name,
+// which llama.cpp always defines (default true). Throws kz::Error naming the message index for
+// invalid UTF-8 or an unknown role, and for the conversations the templates reject.
+std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages,
+                        bool add_generation_prompt, bool enable_thinking);
+
+}  // namespace kz

@@ -1,0 +1,34 @@
+// Pieces shared by the kazeia subcommands: the flags every model-running command takes, and
+// their translation into engine objects.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "args.h"
+#include "backend/backend.h"
+#include "quant/types.h"
+
+namespace kz::cli {
+
+struct EngineFlags {
+  std::string model;
+  std::string backend = "cpu";
+  int threads = 0;  // 0: all hardware threads
+  int64_t ctx = 0;  // 0: min(context_length, 4096)
+  std::string cache_type_k = "f16", cache_type_v = "f16";
+
+  void declare(ArgParser& p);
+  int resolved_threads() const;
+  DType k_type() const;  // throws naming --cache-type-k on a bad value
+  DType v_type() const;
+};
+
+// Subcommand entry points: argv excludes the program and subcommand names; return the exit code.
+int cmd_run(int argc, char** argv);
+int cmd_inspect(int argc, char** argv);
+int cmd_tokenize(int argc, char** argv);
+int cmd_logits(int argc, char** argv);
+int cmd_mkmodel(int argc, char** argv);
+
+}  // namespace kz::cli

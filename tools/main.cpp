@@ -1,0 +1,57 @@
+// kazeia: the command-line front end of Kazeia-Engine. Every error ends here as one line on
+// stderr and a non-zero exit code.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/error.h"
+#include "common.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"run", kz::cli::cmd_run, "generate text from a prompt (streams to stdout, timings to stderr)"},
+    {"inspect", kz::cli::cmd_inspect, "show the metadata and tensors of a GGUF file"},
+    {"tokenize", kz::cli::cmd_tokenize, "turn text into token ids and back"},
+    {"logits", kz::cli::cmd_logits, "print the logits of a token sequence as JSON"},
+    {"mkmodel", kz::cli::cmd_mkmodel, "write a synthetic model with random weights"},
+};
+
+void usage(FILE* out) {
+  std::fprintf(out, "usage: kazeia COMMAND [options]   (kazeia COMMAND --help for details)\n\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    usage(stdout);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    try {
+      return c.run(argc - 2, argv + 2);
+    } catch (const kz::Error& e) {
+      std::fprintf(stderr, "kazeia %s: error: %s\n", c.name, e.what());
+      return 1;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "kazeia %s: error: out of memory\n", c.name);
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "kazeia: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
