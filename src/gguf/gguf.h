@@ -109,7 +109,8 @@ class Writer {
  public:
   explicit Writer(uint32_t version = 3) : version_(version) {}
   void set(std::string key, Value value);  // replaces an existing key of the same name
-  // `data` must hold exactly row_bytes(type, ne[0]) * ne[1] * ne[2] * ne[3] bytes.
+  // `data` must hold exactly row_bytes(type, ne[0]) * ne[1] * ne[2] * ne[3] bytes. n_dims is
+  // ne.size(), as given (llama.cpp drops trailing 1s; pass the shape that way to match it).
   void add_tensor(std::string name, DType type, std::vector<int64_t> ne,
                   std::vector<uint8_t> data);
   std::vector<uint8_t> to_bytes() const;

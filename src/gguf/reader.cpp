@@ -190,7 +190,11 @@ class Parser {
             " bytes, ", cur_.remaining(), " left in the file");
     }
     a.items.resize(n);
-    for (Value& item : a.items) item = read_value(a.elem_type, depth + 1);
+    if (a.elem_type == ValueType::STRING) {  // vocabularies: 150k strings, construct in place
+      for (Value& item : a.items) item.v.emplace<std::string>(read_string());
+    } else {
+      for (Value& item : a.items) item = read_value(a.elem_type, depth + 1);
+    }
     return a;
   }
 

@@ -94,6 +94,7 @@ std::vector<uint8_t> encode_metadata(uint32_t version, const std::vector<KeyValu
   if (version != 2 && version != 3)
     fail("gguf writer: unsupported GGUF version ", version, " (supported: 2, 3)");
   std::vector<uint8_t> out;
+  out.reserve(4096);  // also keeps GCC 12 from a false -Wstringop-overflow on the first inserts
   Encoder e(&out);
   out.insert(out.end(), kMagic, kMagic + 4);
   e.put<uint32_t>(version);

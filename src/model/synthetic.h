@@ -20,11 +20,11 @@ struct SyntheticConfig {
   float freq_base = 10000.0f, eps = 1e-6f;
   bool tied_output = true;  // no output.weight: the LM head reuses token_embd.weight
   // qwen35 only (qwen3 rotates the whole head: n_rot must be 0 or head_dim).
-  int n_rot = 0;    // rotary dims of each attention head
-  int d_conv = 0;   // DeltaNet conv taps
-  int n_k = 0;      // DeltaNet key heads
-  int n_v = 0;      // DeltaNet value heads (a multiple of n_k)
-  int d_k = 0;      // DeltaNet key (= value) head dim
+  int n_rot = 0;                    // rotary dims of each attention head
+  int d_conv = 0;                   // DeltaNet conv taps
+  int n_k = 0;                      // DeltaNet key heads
+  int n_v = 0;                      // DeltaNet value heads (a multiple of n_k)
+  int d_k = 0;                      // DeltaNet key (= value) head dim
   int full_attention_interval = 4;  // layer il is full attention iff (il + 1) % interval == 0
   std::string name;                 // general.name
 };
@@ -49,11 +49,11 @@ void validate_synthetic_config(const SyntheticConfig& cfg);
 
 // Sizes implied by a config (before a file exists).
 struct SyntheticSizes {
-  uint64_t n_params = 0;             // all weights (tied output counted once)
-  int64_t n_attention_layers = 0;    // layers with a KV cache
-  int64_t n_recurrent_layers = 0;    // Gated DeltaNet layers (qwen35)
-  uint64_t recurrent_bytes = 0;      // f32 conv + delta-rule state of one sequence
-  uint64_t kv_bytes_per_token = 0;   // K and V of all attention layers at F16
+  uint64_t n_params = 0;            // all weights (tied output counted once)
+  int64_t n_attention_layers = 0;   // layers with a KV cache
+  int64_t n_recurrent_layers = 0;   // Gated DeltaNet layers (qwen35)
+  uint64_t recurrent_bytes = 0;     // f32 conv + delta-rule state of one sequence
+  uint64_t kv_bytes_per_token = 0;  // K and V of all attention layers at F16
 };
 SyntheticSizes synthetic_sizes(const SyntheticConfig& cfg);
 // Tensor payload bytes of the file for a weight type (without metadata and alignment padding).

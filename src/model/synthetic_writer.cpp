@@ -1,5 +1,6 @@
 #include "model/synthetic_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <type_traits>
@@ -12,14 +13,17 @@ namespace {
 
 constexpr uint32_t kAlignment = 32;  // GGUF default; the file carries no general.alignment
 
-uint64_t pad_to(uint64_t x, uint64_t n) { return (x + n - 1) / n * n; }
+uint64_t pad_to(uint64_t x, uint64_t n) {
+  return (x + n - 1) / n * n;
+}
 
 class Encoder {
  public:
   template <class T>
   void put(T x) {  // little-endian host, as the reader assumes
-    const auto* p = reinterpret_cast<const uint8_t*>(&x);
-    out.insert(out.end(), p, p + sizeof(T));
+    const size_t n = out.size();
+    out.resize(n + sizeof(T));
+    std::memcpy(out.data() + n, &x, sizeof(T));
   }
   void put_string(const std::string& s) {
     put<uint64_t>(s.size());
@@ -58,7 +62,10 @@ StreamingGgufWriter::StreamingGgufWriter(const std::string& path,
                                          std::vector<TensorHeader> tensors)
     : path_(path), tensors_(std::move(tensors)) {
   Encoder e;
-  e.out = {'G', 'G', 'U', 'F'};
+  e.put<uint8_t>('G');
+  e.put<uint8_t>('G');
+  e.put<uint8_t>('U');
+  e.put<uint8_t>('F');
   e.put<uint32_t>(3);
   e.put<int64_t>(int64_t(tensors_.size()));
   e.put<int64_t>(int64_t(kvs.size()));

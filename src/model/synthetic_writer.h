@@ -40,8 +40,8 @@ class StreamingGgufWriter {
   std::FILE* file_ = nullptr;
   std::vector<TensorHeader> tensors_;
   std::vector<uint64_t> sizes_;
-  size_t current_ = 0;      // tensor being written
-  uint64_t written_ = 0;    // bytes of it so far
+  size_t current_ = 0;    // tensor being written
+  uint64_t written_ = 0;  // bytes of it so far
 };
 
 // Payload bytes of a tensor of this type and shape.

@@ -120,8 +120,7 @@ bool Tokenizer::is_end_of_generation(int32_t id) const {
 }
 
 int32_t Tokenizer::find_token(std::string_view text) const {
-  auto it = vocab_.token_ids.find(text);
-  return it == vocab_.token_ids.end() ? -1 : it->second;
+  return vocab_.token_id(text);
 }
 
 }  // namespace kz

@@ -23,9 +23,9 @@ void BpeEncoder::push_pair(int32_t left) {
   if (right < 0) return;
   const int32_t l = symbols_[left].id, r = symbols_[right].id;
   if (l < 0 || r < 0) return;
-  auto it = vocab_.merges.find(Vocab::merge_key(l, r));
-  if (it == vocab_.merges.end()) return;
-  heap_.push_back({it->second.rank, left, l, r, it->second.result});
+  const BpeMerge* m = vocab_.merges.find(l, r);
+  if (m == nullptr) return;
+  heap_.push_back({m->rank, left, l, r, m->result});
   std::push_heap(heap_.begin(), heap_.end(), [](auto& a, auto& b) { return later(a, b); });
 }
 

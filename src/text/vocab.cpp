@@ -7,9 +7,10 @@
 namespace kz {
 
 int32_t Vocab::symbol_id(std::string_view text) const {
-  if (auto it = token_ids.find(text); it != token_ids.end()) return it->second;
-  if (auto it = extra_symbol_ids.find(text); it != extra_symbol_ids.end()) return it->second;
-  return -1;
+  if (const int32_t id = token_id(text); id >= 0) return id;
+  if (extra_symbols.empty()) return -1;
+  const int32_t extra = extra_index.find(text, extra_symbols);
+  return extra < 0 ? -1 : n_vocab() + extra;
 }
 
 namespace {
@@ -35,12 +36,11 @@ void load_tokens(const gguf::File& f, Vocab& v) {
   v.tokens = f.get_string_array(kTokensKey);
   if (v.tokens.empty()) fail(f.path(), ": key '", kTokensKey, "' is empty");
   const size_t n = v.tokens.size();
-  v.token_ids.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     // llama.cpp renames empty texts so that every token has a unique, non-empty spelling.
     if (v.tokens[i].empty()) v.tokens[i] = cat("[EMPTY_", i, "]");
-    v.token_ids.insert_or_assign(v.tokens[i], static_cast<int32_t>(i));
   }
+  v.token_index.build(v.tokens);
   v.types.assign(n, TokenType::kNormal);  // llama.cpp's default when the key is absent
   if (f.find(kTypesKey) == nullptr) return;
   const std::vector<int64_t> types = f.get_int_array(kTypesKey);
@@ -56,10 +56,9 @@ void load_tokens(const gguf::File& f, Vocab& v) {
 
 int32_t intern_symbol(Vocab& v, std::string_view text) {
   if (int32_t id = v.symbol_id(text); id >= 0) return id;
-  const auto id = static_cast<int32_t>(v.tokens.size() + v.extra_symbols.size());
   v.extra_symbols.emplace_back(text);
-  v.extra_symbol_ids.emplace(std::string(text), id);
-  return id;
+  v.extra_index.insert(static_cast<int32_t>(v.extra_symbols.size() - 1), v.extra_symbols);
+  return v.n_vocab() + static_cast<int32_t>(v.extra_symbols.size() - 1);
 }
 
 void load_merges(const gguf::File& f, Vocab& v) {
@@ -78,8 +77,8 @@ void load_merges(const gguf::File& f, Vocab& v) {
     const int32_t l = intern_symbol(v, left);
     const int32_t r = intern_symbol(v, right);
     const int32_t result = intern_symbol(v, joined);
-    // emplace keeps the first (lowest) rank of a repeated pair, as llama.cpp's bpe_ranks.
-    v.merges.emplace(Vocab::merge_key(l, r), BpeMerge{static_cast<int32_t>(i), result});
+    // A repeated pair keeps its first (lowest) rank, as llama.cpp's bpe_ranks.emplace.
+    v.merges.insert(l, r, BpeMerge{static_cast<int32_t>(i), result});
   }
 }
 

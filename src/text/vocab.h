@@ -5,11 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "text/vocab_index.h"
 
 namespace kz {
 
@@ -31,34 +31,23 @@ enum class TokenType : uint8_t {
 // The pre-tokenizer regexes we implement (tokenizer.md §3.2).
 enum class PreTokenizerKind { kQwen2, kQwen35 };
 
-struct StringHash {
-  using is_transparent = void;  // lookups by string_view without building a std::string
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-using StringIdMap = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
-
 struct SpecialIds {  // -1 = none
   int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, sep = -1, pad = -1, cls = -1, mask = -1;
   int32_t fim_pre = -1, fim_suf = -1, fim_mid = -1, fim_pad = -1, fim_rep = -1, fim_sep = -1;
-};
-
-struct BpeMerge {
-  int32_t rank;    // index in tokenizer.ggml.merges (lower merges first)
-  int32_t result;  // symbol id of left + right
 };
 
 struct Vocab {
   PreTokenizerKind pre = PreTokenizerKind::kQwen2;
   std::vector<std::string> tokens;  // id -> text
   std::vector<TokenType> types;     // id -> type (after the end-of-generation overrides)
-  StringIdMap token_ids;            // text -> id; for a repeated text the last id, as llama.cpp
+  TextIndex token_index;            // over `tokens`; for a repeated text the last id, as llama.cpp
 
   // Merges work on symbol ids: token ids, plus n_vocab + i for extra_symbols[i], the texts a
   // merge names that are not tokens (none in a consistent vocabulary). With those, merging by id
   // is exactly llama.cpp's merging by text.
-  std::unordered_map<uint64_t, BpeMerge> merges;  // key: merge_key(left, right)
+  MergeTable merges;
   std::vector<std::string> extra_symbols;
-  StringIdMap extra_symbol_ids;
+  TextIndex extra_index;  // over `extra_symbols`
 
   SpecialIds special;
   bool add_bos = false, add_eos = false;   // applied by encode when add_special
@@ -66,10 +55,7 @@ struct Vocab {
   std::vector<int32_t> special_tokens;     // CONTROL/USER_DEFINED/UNKNOWN ids, longest text first
 
   int32_t n_vocab() const { return static_cast<int32_t>(tokens.size()); }
-  static uint64_t merge_key(int32_t left, int32_t right) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) |
-           static_cast<uint32_t>(right);
-  }
+  int32_t token_id(std::string_view text) const { return token_index.find(text, tokens); }
   int32_t symbol_id(std::string_view text) const;  // token or extra symbol id; -1 if neither
 };
 

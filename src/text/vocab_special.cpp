@@ -83,8 +83,8 @@ void detect_by_text(Vocab& v) {
     int32_t& id = v.special.*rule.field;
     if (id >= 0) continue;
     for (std::string_view text : rule.texts) {
-      if (auto it = v.token_ids.find(text); it != v.token_ids.end()) {
-        id = it->second;
+      if (const int32_t found = v.token_id(text); found >= 0) {
+        id = found;
         v.types[id] = TokenType::kControl;
         break;
       }
@@ -99,9 +99,9 @@ void build_end_of_generation(Vocab& v) {
     if (id >= 0) eog.push_back(id);
   }
   for (std::string_view text : kEndTexts) {
-    if (auto it = v.token_ids.find(text); it != v.token_ids.end()) {
-      eog.push_back(it->second);
-      v.types[it->second] = TokenType::kControl;
+    if (const int32_t id = v.token_id(text); id >= 0) {
+      eog.push_back(id);
+      v.types[id] = TokenType::kControl;
     }
   }
   std::sort(eog.begin(), eog.end());

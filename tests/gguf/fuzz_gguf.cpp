@@ -1,9 +1,12 @@
 // Fuzz entry for the GGUF reader. In the test binary only exercise() is compiled (the mutation
-// tests call it). A libFuzzer build defines KAZEIA_FUZZ, e.g. from the repository root:
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -DKAZEIA_FUZZ -Isrc \
-//     tests/gguf/fuzz_gguf.cpp src/gguf/*.cpp src/quant/types.cpp src/base/mapped_file.cpp \
-//     -o fuzz_gguf && ./fuzz_gguf -max_total_time=60 corpus/
-// (seed corpus/ with a few small .gguf files, e.g. written by the round-trip tests).
+// tests call it). A libFuzzer build defines KAZEIA_FUZZ; from the repository root:
+//
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -DKAZEIA_FUZZ -Isrc
+//       tests/gguf/fuzz_gguf.cpp src/gguf/*.cpp src/quant/types.cpp src/base/mapped_file.cpp
+//       -o fuzz_gguf
+//   ./fuzz_gguf -max_total_time=60 corpus/
+//
+// (seed corpus/ with a few small .gguf files, e.g. the metadata part of a fixture model).
 #include <cstddef>
 #include <cstdint>
 #include <string>

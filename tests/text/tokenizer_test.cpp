@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/error.h"
-#include "tokenizer_fixtures.h"
 #include "text/tokenizer_utf8.h"
+#include "tokenizer_fixtures.h"
 
 namespace kz {
 namespace {
@@ -87,11 +87,10 @@ TEST(Tokenizer, ChatMLPrompt) {
       "2+2?<|im_end|>\n<|im_start|>assistant\n2+2 = 4.<|im_end|>\n<|im_start|>user\nAnd "
       "3+3?<|im_end|>\n<|im_start|>assistant\n";
   const std::vector<int32_t> expected = {
-      151644, 8948,  198,    2610,   525, 264,    10950, 17847, 13,     151645, 198,    151644,
-      872,    198,   3838,   374,    220, 17,     10,    17,    30,     151645, 198,    151644,
-      77091,  198,   17,     10,     17,  284,    220,   19,    13,     151645, 198,    151644,
-      872,    198,   3036,   220,    18,  10,     18,    30,    151645, 198,    151644, 77091,
-      198};
+      151644, 8948, 198, 2610, 525, 264,    10950, 17847,  13,     151645, 198,    151644, 872,
+      198,    3838, 374, 220,  17,  10,     17,    30,     151645, 198,    151644, 77091,  198,
+      17,     10,   17,  284,  220, 19,     13,    151645, 198,    151644, 872,    198,    3036,
+      220,    18,   10,  18,   30,  151645, 198,   151644, 77091,  198};
   const Tokenizer& tok = test::qwen2_tokenizer();
   EXPECT_EQ(tok.encode(prompt, /*parse_special=*/true), expected);
   EXPECT_EQ(tok.decode(expected, /*special=*/true), prompt);

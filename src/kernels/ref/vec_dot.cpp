@@ -2,6 +2,8 @@
 // and the 32-element block formats (ggml-cpu/quants.c: ggml_vec_dot_*_generic).
 #include "kernels/ref/vec_dot.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "base/error.h"
@@ -71,12 +73,30 @@ DType vec_dot_type(DType weight) {
        i ? std::string(i->name) : cat("id ", static_cast<uint32_t>(weight)));
 }
 
+// Q8_0 activations as the reference's x86 kernel rounds them (ggml-cpu/arch/x86/quants.c:
+// quantize_row_q8_0): id = 127/amax and round-half-to-even, which differs from the scalar
+// quantizer (id = 1/d, round-half-away) in the last bit of x*id; the fixtures were made on x86.
+void quantize_activation_q8_0(const float* x, void* dst, int64_t n) {
+  auto* blocks = static_cast<BlockQ8_0*>(dst);
+  for (int64_t b = 0; b < n / 32; ++b) {
+    const float* xb = x + b * 32;
+    float amax = 0.0f;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xb[i]));
+    blocks[b].d = fp32_to_fp16(amax / 127.0f);
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    for (int i = 0; i < 32; ++i) blocks[b].qs[i] = static_cast<int8_t>(std::nearbyint(xb[i] * id));
+  }
+}
+
 void quantize_activation(DType act_type, const float* x, void* dst, int64_t n) {
   switch (act_type) {
+    case DType::Q8_0:
+      if (n % 32) fail("quantize_activation: length ", n, " is not a multiple of 32");
+      quantize_activation_q8_0(x, dst, n);
+      return;
     case DType::F32:
     case DType::F16:
     case DType::BF16:
-    case DType::Q8_0:
     case DType::Q8_1:
     case DType::Q8_K:
       quantize_row(act_type, x, dst, n);

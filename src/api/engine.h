@@ -1,0 +1,115 @@
+// The engine API: load a model once (memory-mapped, shared by every session), open sessions, and
+// generate from a whole conversation. A session remembers what it computed last time, so each
+// call costs only the tokens that differ from its previous call (runtime/sequence.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sampling/sampler.h"
+#include "text/chat.h"
+
+namespace kz {
+
+class Model;
+class Tokenizer;
+class SessionImpl;
+
+struct SessionParams {
+  int64_t n_ctx = 4096;
+  std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32 or f16
+  int n_threads = 0;                           // 0: all hardware threads
+  std::string backend = "cpu";                 // cpu or ref
+  // Prefix reuse: recurrent-state checkpoints at message boundaries and every N tokens
+  // (0 = only at boundaries), within a memory budget (oldest dropped first).
+  int64_t checkpoint_interval = 256;
+  uint64_t checkpoint_budget_bytes = 256ull << 20;
+};
+
+struct GenerateParams {
+  SamplingParams sampling;
+  int max_tokens = 256;
+  std::vector<std::string> stop;   // stop strings (not included in the returned text)
+  bool enable_thinking = true;     // chat templates' enable_thinking
+  bool add_generation_prompt = true;
+  bool reuse_prefix = true;        // false: recompute the whole history (for comparisons)
+};
+
+enum class StopReason { EndOfTurn, StopString, MaxTokens, ContextFull, Cancelled };
+std::string_view stop_reason_name(StopReason r);
+
+struct GenerateResult {
+  std::string text;
+  std::vector<int32_t> tokens;  // generated token ids
+  StopReason stop = StopReason::MaxTokens;
+  int64_t prompt_tokens = 0;    // tokens of the rendered history
+  int64_t cached_tokens = 0;    // of which reused from the session's previous state
+  int64_t prefill_tokens = 0;   // of which computed now (prompt_tokens - cached_tokens)
+  double ttft_s = 0;            // call start to first generated token
+  double prefill_s = 0, decode_s = 0;
+  double decode_tok_s() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
+};
+
+// Receives each piece of generated text (complete UTF-8 only); return false to stop.
+using TokenCallback = std::function<bool(std::string_view piece)>;
+
+class Engine {
+ public:
+  // Throws kz::Error naming the file and the key or tensor at fault.
+  static std::shared_ptr<Engine> load(const std::string& path);
+  ~Engine();
+
+  const Model& model() const { return *model_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  ChatFormat chat_format() const { return chat_format_; }
+  // Renders messages in the model's chat format (validates roles and UTF-8).
+  std::string render(std::span<const ChatMessage> messages, const GenerateParams& params) const;
+
+ private:
+  Engine() = default;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  ChatFormat chat_format_ = ChatFormat::ChatML;
+};
+
+class Session {
+ public:
+  Session(std::shared_ptr<const Engine> engine, const SessionParams& params);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Renders the conversation, reuses the longest prefix this session already holds, prefills the
+  // rest and samples until an end-of-turn token, a stop string, max_tokens or a cancel.
+  GenerateResult generate(std::span<const ChatMessage> messages, const GenerateParams& params,
+                          const TokenCallback& on_text = {});
+  // The same from token ids (no chat formatting).
+  GenerateResult generate_tokens(std::span<const int32_t> prompt, const GenerateParams& params,
+                                 const TokenCallback& on_text = {});
+
+  // Thread-safe: makes a running generate() stop at the next token with StopReason::Cancelled.
+  void cancel();
+  // Forgets everything (next call recomputes from scratch).
+  void reset();
+
+  // State save/restore: a versioned, checksummed image bound to the model; restoring a bad or
+  // foreign image throws kz::Error and leaves the session untouched.
+  std::vector<uint8_t> save_state() const;
+  void load_state(std::span<const uint8_t> image);
+  void save_state_file(const std::string& path) const;
+  void load_state_file(const std::string& path);
+
+  const std::vector<int32_t>& tokens() const;  // tokens the state holds
+  uint64_t checkpoint_bytes() const;           // memory held by prefix-reuse checkpoints
+
+ private:
+  std::unique_ptr<SessionImpl> impl_;
+};
+
+}  // namespace kz

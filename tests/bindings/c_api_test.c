@@ -1,0 +1,361 @@
+/* The C API (include/kazeia.h) from plain C99, on fixture models with random weights: the text is
+ * gibberish, so the checks are on token counts, stop reasons, cached tokens and equality between
+ * runs (greedy sampling). Usage: test_c_api <model.gguf> <other-model.gguf>
+ */
+#define _POSIX_C_SOURCE 200809L /* pthreads, mkstemp */
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kazeia.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                            \
+    }                                                                        \
+  } while (0)
+
+/* A call that must succeed; on failure prints the library's message and stops the test. */
+#define REQUIRE_OK(call)                                                                      \
+  do {                                                                                        \
+    char* req_error_ = NULL;                                                                  \
+    kz_status req_status_ = (call);                                                           \
+    if (req_status_ != KZ_OK) {                                                               \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,                \
+              kz_status_name(req_status_), req_error_ ? req_error_ : "(no message)");          \
+      kz_string_free(req_error_);                                                             \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+/* The error argument inside REQUIRE_OK: REQUIRE_OK(kz_x(a, b, ERR)). */
+#define ERR (&req_error_)
+
+/* Checks that a call fails with `status` and a message containing `needle`. */
+static void expect_error(const char* what, kz_status got, kz_status want, char* error,
+                         const char* needle) {
+  if (got != want) {
+    fprintf(stderr, "%s: status %s, expected %s (%s)\n", what, kz_status_name(got),
+            kz_status_name(want), error ? error : "no message");
+    ++failures;
+  } else if (!error || !strstr(error, needle)) {
+    fprintf(stderr, "%s: message \"%s\" does not contain \"%s\"\n", what,
+            error ? error : "(null)", needle);
+    ++failures;
+  } else if (strchr(error, '\n')) {
+    fprintf(stderr, "%s: message is not one line: \"%s\"\n", what, error);
+    ++failures;
+  } else {
+    printf("  %s -> %s\n", what, error);
+  }
+  kz_string_free(error);
+}
+
+static const char* model_path;
+static const char* other_model_path;
+
+static kz_session* new_session(kz_engine* engine) {
+  kz_session_params params = kz_session_params_default();
+  kz_session* session = NULL;
+  params.n_ctx = 1024;
+  params.n_threads = 2;
+  REQUIRE_OK(kz_session_new(engine, &params, &session, ERR));
+  return session;
+}
+
+static kz_generate_params greedy(int max_tokens) {
+  kz_generate_params params = kz_generate_params_default();
+  params.temperature = 0;
+  params.max_tokens = max_tokens;
+  return params;
+}
+
+static kz_generate_result empty_result(void) {
+  kz_generate_result result;
+  memset(&result, 0, sizeof result);
+  result.struct_size = sizeof result;
+  return result;
+}
+
+static int same_tokens(const kz_generate_result* a, const kz_generate_result* b) {
+  return a->n_tokens == b->n_tokens &&
+         (a->n_tokens == 0 || memcmp(a->tokens, b->tokens, a->n_tokens * sizeof(int32_t)) == 0);
+}
+
+/* ---- callbacks ---- */
+
+typedef struct {
+  char text[8192];
+  size_t len;
+  int pieces;
+  int stop_after; /* return 0 once this many pieces were seen; 0: never */
+} Collector;
+
+static int collect(const char* piece, size_t len, void* user_data) {
+  Collector* c = (Collector*)user_data;
+  CHECK(piece[len] == '\0');
+  if (c->len + len < sizeof c->text) {
+    memcpy(c->text + c->len, piece, len);
+    c->len += len;
+    c->text[c->len] = '\0';
+  }
+  ++c->pieces;
+  return c->stop_after == 0 || c->pieces < c->stop_after;
+}
+
+/* ---- tests ---- */
+
+static void test_version_and_names(void) {
+  printf("version and names\n");
+  CHECK(kz_api_version() == KAZEIA_API_VERSION);
+  CHECK(strcmp(kz_status_name(KZ_ERR_BUSY), "busy") == 0);
+  CHECK(strcmp(kz_stop_reason_name(KZ_STOP_CANCELLED), "cancelled") == 0);
+}
+
+static void test_load_errors(void) {
+  kz_engine* engine = (kz_engine*)&engine; /* must be reset to NULL on failure */
+  char* error = NULL;
+  kz_status status;
+  printf("load errors\n");
+  status = kz_engine_load("/nonexistent/kazeia-missing.gguf", &engine, &error);
+  CHECK(engine == NULL);
+  expect_error("missing file", status, KZ_ERR_ENGINE, error, "kazeia-missing.gguf");
+  status = kz_engine_load(NULL, &engine, &error);
+  expect_error("NULL path", status, KZ_ERR_INVALID_ARGUMENT, error, "path");
+  status = kz_engine_load(model_path, NULL, &error);
+  expect_error("NULL out", status, KZ_ERR_INVALID_ARGUMENT, error, "out");
+  /* error may be NULL: the status alone is reported */
+  CHECK(kz_engine_load("/nonexistent/x.gguf", &engine, NULL) == KZ_ERR_ENGINE);
+}
+
+static void test_multi_turn(kz_engine* engine) {
+  kz_session* session = new_session(engine);
+  kz_generate_params params = greedy(12);
+  kz_generate_result r1 = empty_result(), r2 = empty_result();
+  Collector c;
+  kz_message turn2[4];
+  kz_message turn1[2] = {{"system", "You are terse.", NULL}, {"user", "Hello there!", NULL}};
+  params.enable_thinking = 0;
+  printf("multi-turn generation\n");
+
+  memset(&c, 0, sizeof c);
+  REQUIRE_OK(kz_generate(session, turn1, 2, &params, collect, &c, &r1, ERR));
+  printf("  turn 1: prompt %lld, cached %lld, generated %lld, stop %s\n",
+         (long long)r1.prompt_tokens, (long long)r1.cached_tokens,
+         (long long)r1.generated_tokens, kz_stop_reason_name(r1.stop_reason));
+  CHECK(r1.prompt_tokens > 0);
+  CHECK(r1.cached_tokens == 0);
+  CHECK(r1.prefill_tokens == r1.prompt_tokens);
+  CHECK(r1.generated_tokens > 0 && r1.generated_tokens <= 12);
+  CHECK(r1.n_tokens == (size_t)r1.generated_tokens);
+  CHECK(r1.stop_reason == KZ_STOP_END_OF_TURN || r1.stop_reason == KZ_STOP_MAX_TOKENS);
+  CHECK(r1.text != NULL && strlen(r1.text) == r1.text_len);
+  CHECK(c.len == r1.text_len && strcmp(c.text, r1.text) == 0); /* streamed == returned */
+  CHECK(kz_session_n_tokens(session) > 0);
+
+  turn2[0] = turn1[0];
+  turn2[1] = turn1[1];
+  turn2[2].role = "assistant";
+  turn2[2].content = r1.text;
+  turn2[2].reasoning_content = NULL;
+  turn2[3].role = "user";
+  turn2[3].content = "And then?";
+  turn2[3].reasoning_content = NULL;
+  REQUIRE_OK(kz_generate(session, turn2, 4, &params, NULL, NULL, &r2, ERR));
+  printf("  turn 2: prompt %lld, cached %lld, generated %lld\n", (long long)r2.prompt_tokens,
+         (long long)r2.cached_tokens, (long long)r2.generated_tokens);
+  CHECK(r2.cached_tokens > 0); /* the prefix of turn 1 was reused */
+  CHECK(r2.prompt_tokens > r1.prompt_tokens);
+  CHECK(r2.prefill_tokens == r2.prompt_tokens - r2.cached_tokens);
+
+  /* The same from token ids, without chat formatting. */
+  {
+    kz_generate_result r3 = empty_result();
+    REQUIRE_OK(kz_session_reset(session, ERR));
+    CHECK(kz_session_n_tokens(session) == 0);
+    REQUIRE_OK(kz_generate_tokens(session, r2.tokens, r2.n_tokens, &params, NULL, NULL, &r3, ERR));
+    CHECK(r3.prompt_tokens == (int64_t)r2.n_tokens);
+    CHECK(r3.generated_tokens > 0);
+    kz_result_free(&r3);
+  }
+
+  kz_result_free(&r1);
+  kz_result_free(&r2);
+  CHECK(r1.text == NULL && r1.tokens == NULL && r1.struct_size == sizeof r1);
+  kz_result_free(&r1); /* twice is harmless */
+  kz_session_free(session);
+}
+
+typedef struct {
+  kz_session* session;
+  int pieces;
+  kz_status nested_status;
+  char* nested_error;
+} Canceller;
+
+/* Cancels through the API at the second piece, and tries a (refused) nested call first. */
+static int cancel_at_second(const char* piece, size_t len, void* user_data) {
+  Canceller* c = (Canceller*)user_data;
+  (void)piece;
+  (void)len;
+  if (++c->pieces == 1) {
+    c->nested_status = kz_session_reset(c->session, &c->nested_error);
+  } else if (c->pieces == 2) {
+    kz_session_cancel(c->session);
+  }
+  return 1;
+}
+
+typedef struct {
+  kz_session* session;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int first_piece_seen, cancelled;
+  int pieces;
+} CrossThread;
+
+static void* cancel_thread(void* arg) {
+  CrossThread* t = (CrossThread*)arg;
+  pthread_mutex_lock(&t->mutex);
+  while (!t->first_piece_seen) pthread_cond_wait(&t->cond, &t->mutex);
+  kz_session_cancel(t->session);
+  t->cancelled = 1;
+  pthread_cond_broadcast(&t->cond);
+  pthread_mutex_unlock(&t->mutex);
+  return NULL;
+}
+
+/* Holds generation at the first piece until the other thread has cancelled. */
+static int wait_for_cancel(const char* piece, size_t len, void* user_data) {
+  CrossThread* t = (CrossThread*)user_data;
+  (void)piece;
+  (void)len;
+  ++t->pieces;
+  pthread_mutex_lock(&t->mutex);
+  t->first_piece_seen = 1;
+  pthread_cond_broadcast(&t->cond);
+  while (!t->cancelled) pthread_cond_wait(&t->cond, &t->mutex);
+  pthread_mutex_unlock(&t->mutex);
+  return 1;
+}
+
+static void test_cancel(kz_engine* engine) {
+  kz_session* session = new_session(engine);
+  kz_generate_params params = greedy(64);
+  kz_generate_result r = empty_result();
+  Collector c;
+  Canceller canceller;
+  kz_message chat[1] = {{"user", "Count to one hundred.", NULL}};
+  printf("cancel\n");
+
+  /* The callback's return value. */
+  memset(&c, 0, sizeof c);
+  c.stop_after = 3;
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, collect, &c, &r, ERR));
+  printf("  callback stop: generated %lld, stop %s\n", (long long)r.generated_tokens,
+         kz_stop_reason_name(r.stop_reason));
+  if (r.stop_reason != KZ_STOP_END_OF_TURN) { /* unless the model ended its turn first */
+    CHECK(r.stop_reason == KZ_STOP_CANCELLED);
+    CHECK(c.pieces == 3);
+  }
+  CHECK(r.generated_tokens <= 64);
+  kz_result_free(&r);
+
+  /* kz_session_cancel from inside the callback; a nested call on the session is refused. */
+  memset(&canceller, 0, sizeof canceller);
+  canceller.session = session;
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, cancel_at_second, &canceller, &r, ERR));
+  printf("  cancel in callback: generated %lld, stop %s\n", (long long)r.generated_tokens,
+         kz_stop_reason_name(r.stop_reason));
+  if (r.stop_reason != KZ_STOP_END_OF_TURN) {
+    CHECK(r.stop_reason == KZ_STOP_CANCELLED);
+    CHECK(canceller.pieces == 2);
+  }
+  expect_error("nested call", canceller.nested_status, KZ_ERR_BUSY, canceller.nested_error,
+               "in use");
+  kz_result_free(&r);
+
+  /* kz_session_cancel from another thread. */
+  {
+    CrossThread t;
+    pthread_t thread;
+    memset(&t, 0, sizeof t);
+    t.session = session;
+    pthread_mutex_init(&t.mutex, NULL);
+    pthread_cond_init(&t.cond, NULL);
+    CHECK(pthread_create(&thread, NULL, cancel_thread, &t) == 0);
+    REQUIRE_OK(kz_generate(session, chat, 1, &params, wait_for_cancel, &t, &r, ERR));
+    pthread_join(thread, NULL);
+    printf("  cancel from a thread: generated %lld, stop %s\n", (long long)r.generated_tokens,
+           kz_stop_reason_name(r.stop_reason));
+    if (r.stop_reason != KZ_STOP_END_OF_TURN) {
+      CHECK(r.stop_reason == KZ_STOP_CANCELLED);
+      CHECK(t.pieces == 1);
+    }
+    pthread_cond_destroy(&t.cond);
+    pthread_mutex_destroy(&t.mutex);
+    kz_result_free(&r);
+  }
+
+  /* A cancel does not outlive its call: the next one runs normally. */
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, NULL, NULL, &r, ERR));
+  CHECK(r.stop_reason != KZ_STOP_CANCELLED);
+  kz_result_free(&r);
+  kz_session_cancel(NULL); /* ignored */
+  kz_session_free(session);
+}
+
+static void test_state(kz_engine* engine) {
+  kz_session* a = new_session(engine);
+  kz_session* b = new_session(engine);
+  kz_session* c = new_session(engine);
+  kz_generate_params params = greedy(16);
+  kz_generate_result r1 = empty_result(), ra = empty_result(), rb = empty_result(),
+                     rc = empty_result();
+  kz_message chat[3] = {{"user", "Tell me a story.", NULL}, {"assistant", NULL, NULL},
+                        {"user", "Go on.", NULL}};
+  uint8_t* image = NULL;
+  size_t size = 0, n_saved;
+  char path[] = "/tmp/kazeia_c_api_state_XXXXXX";
+  int fd = mkstemp(path);
+  printf("state save / load\n");
+  CHECK(fd >= 0);
+  close(fd);
+
+  REQUIRE_OK(kz_generate(a, chat, 1, &params, NULL, NULL, &r1, ERR));
+  chat[1].content = r1.text;
+  REQUIRE_OK(kz_session_save_state(a, &image, &size, ERR));
+  REQUIRE_OK(kz_session_save_state_file(a, path, ERR));
+  n_saved = kz_session_n_tokens(a);
+  CHECK(image != NULL && size > 0 && n_saved > 0);
+  printf("  state image: %zu bytes for %zu tokens\n", size, n_saved);
+
+  REQUIRE_OK(kz_generate(a, chat, 3, &params, NULL, NULL, &ra, ERR));
+  REQUIRE_OK(kz_session_load_state(b, image, size, ERR));
+  CHECK(kz_session_n_tokens(b) == n_saved);
+  REQUIRE_OK(kz_generate(b, chat, 3, &params, NULL, NULL, &rb, ERR));
+  REQUIRE_OK(kz_session_load_state_file(c, path, ERR));
+  REQUIRE_OK(kz_generate(c, chat, 3, &params, NULL, NULL, &rc, ERR));
+  remove(path);
+  printf("  continuation: original cached %lld, from buffer %lld, from file %lld\n",
+         (long long)ra.cached_tokens, (long long)rb.cached_tokens, (long long)rc.cached_tokens);
+  CHECK(same_tokens(&ra, &rb));
+  CHECK(same_tokens(&ra, &rc));
+  CHECK(rb.cached_tokens == ra.cached_tokens && rb.cached_tokens > 0);
+  CHECK(rc.cached_tokens == ra.cached_tokens);
+
+  kz_buffer_free(image);
+  kz_result_free(&r1);
+  kz_result_free(&ra);
+  kz_result_free(&rb);
+  kz_result_free(&rc);
+  kz_session_free(a);
+  kz_session_free(b);
+  kz_session_free(c);
+}
