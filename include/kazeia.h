@@ -79,12 +79,12 @@ KAZEIA_API void kz_engine_free(kz_engine* engine);
 /* ---- Session: a conversation's state (KV cache, recurrent state, prefix checkpoints) ---- */
 
 typedef struct kz_session_params {
-  size_t struct_size;     /* sizeof(kz_session_params) */
-  int64_t n_ctx;          /* context length in tokens */
-  int32_t n_threads;      /* 0: all hardware threads */
-  const char* k_type;     /* KV cache element types: "f32" or "f16"; NULL: default */
-  const char* v_type;     /*   "                                        "    */
-  const char* backend;    /* "cpu" or "ref"; NULL: default */
+  size_t struct_size;               /* sizeof(kz_session_params) */
+  int64_t n_ctx;                    /* context length in tokens */
+  int32_t n_threads;                /* 0: all hardware threads */
+  const char* k_type;               /* KV cache element types: "f32" or "f16"; NULL: default */
+  const char* v_type;               /*   "                                        "    */
+  const char* backend;              /* "cpu" or "ref"; NULL: default */
   int64_t checkpoint_interval;      /* recurrent-state checkpoint every N tokens (0: at turns) */
   uint64_t checkpoint_budget_bytes; /* memory for those checkpoints */
 } kz_session_params;
@@ -153,14 +153,13 @@ typedef int (*kz_token_callback)(const char* piece, size_t len, void* user_data)
  * already holds, prefills the rest and samples until end of turn, a stop string, max_tokens, a
  * full context or a cancel. params, callback and out may be NULL. A cancel or a callback's stop
  * is not an error: the call returns KZ_OK with stop_reason KZ_STOP_CANCELLED. */
-KAZEIA_API kz_status kz_generate(kz_session* session, const kz_message* messages,
-                                 size_t n_messages, const kz_generate_params* params,
-                                 kz_token_callback callback, void* user_data,
-                                 kz_generate_result* out, char** error);
+KAZEIA_API kz_status kz_generate(kz_session* session, const kz_message* messages, size_t n_messages,
+                                 const kz_generate_params* params, kz_token_callback callback,
+                                 void* user_data, kz_generate_result* out, char** error);
 
 /* The same from token ids (no chat formatting). */
-KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prompt,
-                                        size_t n_prompt, const kz_generate_params* params,
+KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prompt, size_t n_prompt,
+                                        const kz_generate_params* params,
                                         kz_token_callback callback, void* user_data,
                                         kz_generate_result* out, char** error);
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/error.h"
 #include "common.h"
 #include "gguf/gguf.h"
 #include "model/model.h"

@@ -22,9 +22,9 @@ struct kz_engine {
 
 struct kz_session {
   std::unique_ptr<kz::Session> session;
-  std::atomic<bool> busy{false};      // a call is running (the ABI allows one at a time)
-  std::atomic<size_t> n_tokens{0};    // session->tokens().size(), readable while busy
-  std::string piece;                  // scratch: the callback's NUL-terminated piece
+  std::atomic<bool> busy{false};    // a call is running (the ABI allows one at a time)
+  std::atomic<size_t> n_tokens{0};  // session->tokens().size(), readable while busy
+  std::string piece;                // scratch: the callback's NUL-terminated piece
 };
 
 namespace {
@@ -39,9 +39,8 @@ struct BusyError {
 
 // True when the caller's struct (of the size it declares) holds `field`; fields beyond it keep
 // their defaults, so older callers keep working when fields are appended.
-#define KZ_HAS(p, field)                                                  \
-  ((p)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(p))>, field) + \
-                           sizeof((p)->field))
+#define KZ_HAS(p, field) \
+  ((p)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(p))>, field) + sizeof((p)->field))
 
 // Size of kz_generate_result in API version 1; a caller's struct is never smaller than this.
 constexpr size_t kResultSizeV1 = offsetof(kz_generate_result, decode_s) + sizeof(double);
@@ -173,11 +172,16 @@ void check_result(const kz_generate_result* out, const char* function) {
 
 kz_stop_reason to_c(kz::StopReason r) {
   switch (r) {
-    case kz::StopReason::EndOfTurn: return KZ_STOP_END_OF_TURN;
-    case kz::StopReason::StopString: return KZ_STOP_STOP_STRING;
-    case kz::StopReason::MaxTokens: return KZ_STOP_MAX_TOKENS;
-    case kz::StopReason::ContextFull: return KZ_STOP_CONTEXT_FULL;
-    case kz::StopReason::Cancelled: return KZ_STOP_CANCELLED;
+    case kz::StopReason::EndOfTurn:
+      return KZ_STOP_END_OF_TURN;
+    case kz::StopReason::StopString:
+      return KZ_STOP_STOP_STRING;
+    case kz::StopReason::MaxTokens:
+      return KZ_STOP_MAX_TOKENS;
+    case kz::StopReason::ContextFull:
+      return KZ_STOP_CONTEXT_FULL;
+    case kz::StopReason::Cancelled:
+      return KZ_STOP_CANCELLED;
   }
   return KZ_STOP_CANCELLED;
 }
@@ -188,8 +192,8 @@ void fill_result(kz_generate_result* out, const kz::GenerateResult& r) {
   kz_generate_result full{};
   full.struct_size = out->struct_size;
   full.text = dup_string(r.text);
-  full.tokens = static_cast<int32_t*>(std::malloc(std::max<size_t>(1, r.tokens.size()) *
-                                                  sizeof(int32_t)));
+  full.tokens =
+      static_cast<int32_t*>(std::malloc(std::max<size_t>(1, r.tokens.size()) * sizeof(int32_t)));
   if (!full.text || !full.tokens) {
     std::free(full.text);
     std::free(full.tokens);
@@ -228,33 +232,50 @@ kz::TokenCallback to_cpp(kz_session* s, kz_token_callback callback, void* user_d
 
 extern "C" {
 
-int kz_api_version(void) { return KAZEIA_API_VERSION; }
+int kz_api_version(void) {
+  return KAZEIA_API_VERSION;
+}
 
 const char* kz_status_name(kz_status status) {
   switch (status) {
-    case KZ_OK: return "ok";
-    case KZ_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case KZ_ERR_ENGINE: return "engine error";
-    case KZ_ERR_OUT_OF_MEMORY: return "out of memory";
-    case KZ_ERR_BUSY: return "busy";
-    case KZ_ERR_INTERNAL: return "internal error";
+    case KZ_OK:
+      return "ok";
+    case KZ_ERR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case KZ_ERR_ENGINE:
+      return "engine error";
+    case KZ_ERR_OUT_OF_MEMORY:
+      return "out of memory";
+    case KZ_ERR_BUSY:
+      return "busy";
+    case KZ_ERR_INTERNAL:
+      return "internal error";
   }
   return "unknown status";
 }
 
 const char* kz_stop_reason_name(kz_stop_reason reason) {
   switch (reason) {
-    case KZ_STOP_END_OF_TURN: return "end_of_turn";
-    case KZ_STOP_STOP_STRING: return "stop_string";
-    case KZ_STOP_MAX_TOKENS: return "max_tokens";
-    case KZ_STOP_CONTEXT_FULL: return "context_full";
-    case KZ_STOP_CANCELLED: return "cancelled";
+    case KZ_STOP_END_OF_TURN:
+      return "end_of_turn";
+    case KZ_STOP_STOP_STRING:
+      return "stop_string";
+    case KZ_STOP_MAX_TOKENS:
+      return "max_tokens";
+    case KZ_STOP_CONTEXT_FULL:
+      return "context_full";
+    case KZ_STOP_CANCELLED:
+      return "cancelled";
   }
   return "unknown";
 }
 
-void kz_string_free(char* s) { std::free(s); }
-void kz_buffer_free(void* data) { std::free(data); }
+void kz_string_free(char* s) {
+  std::free(s);
+}
+void kz_buffer_free(void* data) {
+  std::free(data);
+}
 
 kz_status kz_engine_load(const char* path, kz_engine** out, char** error) {
   return guarded(error, [&] {
@@ -267,7 +288,9 @@ kz_status kz_engine_load(const char* path, kz_engine** out, char** error) {
   });
 }
 
-void kz_engine_free(kz_engine* engine) { delete engine; }
+void kz_engine_free(kz_engine* engine) {
+  delete engine;
+}
 
 kz_session_params kz_session_params_default(void) {
   const kz::SessionParams d;
@@ -295,7 +318,9 @@ kz_status kz_session_new(kz_engine* engine, const kz_session_params* params, kz_
   });
 }
 
-void kz_session_free(kz_session* session) { delete session; }
+void kz_session_free(kz_session* session) {
+  delete session;
+}
 
 kz_generate_params kz_generate_params_default(void) {
   const kz::GenerateParams d;
@@ -326,8 +351,8 @@ void kz_result_free(kz_generate_result* result) {
 }
 
 kz_status kz_generate(kz_session* session, const kz_message* messages, size_t n_messages,
-                      const kz_generate_params* params, kz_token_callback callback,
-                      void* user_data, kz_generate_result* out, char** error) {
+                      const kz_generate_params* params, kz_token_callback callback, void* user_data,
+                      kz_generate_result* out, char** error) {
   return guarded(error, [&] {
     constexpr const char* fn = "kz_generate";
     check_result(out, fn);
@@ -358,7 +383,8 @@ kz_status kz_generate_tokens(kz_session* session, const int32_t* prompt, size_t 
     const kz::GenerateParams cpp_params = to_cpp(params, fn);
     SessionUse use(session, fn);
     const std::span<const int32_t> tokens(prompt, n_prompt);
-    fill_result(out, use->generate_tokens(tokens, cpp_params, to_cpp(session, callback, user_data)));
+    fill_result(out,
+                use->generate_tokens(tokens, cpp_params, to_cpp(session, callback, user_data)));
   });
 }
 
@@ -381,8 +407,7 @@ size_t kz_session_n_tokens(const kz_session* session) {
   return session ? session->n_tokens.load(std::memory_order_relaxed) : 0;
 }
 
-kz_status kz_session_save_state(kz_session* session, uint8_t** data, size_t* size,
-                                char** error) {
+kz_status kz_session_save_state(kz_session* session, uint8_t** data, size_t* size, char** error) {
   return guarded(error, [&] {
     constexpr const char* fn = "kz_session_save_state";
     require(data, fn, "data");

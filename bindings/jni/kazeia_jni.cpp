@@ -23,19 +23,23 @@ namespace {
 // Classes and method ids looked up once in JNI_OnLoad (the usual JNI practice: lookups are slow
 // and the ids stay valid while the classes are loaded, which the global refs guarantee).
 struct JavaIds {
-  jclass exception = nullptr;    // ai.kazeia.KazeiaException
+  jclass exception = nullptr;  // ai.kazeia.KazeiaException
   jmethodID exception_ctor = nullptr;
-  jclass result = nullptr;       // ai.kazeia.GenerateResult
+  jclass result = nullptr;  // ai.kazeia.GenerateResult
   jmethodID result_ctor = nullptr;
   jmethodID on_piece = nullptr;  // ai.kazeia.Session$PieceSink.onPiece(byte[])
 };
 JavaIds ids;
 
-kz_engine* as_engine(jlong h) { return reinterpret_cast<kz_engine*>(static_cast<intptr_t>(h)); }
+kz_engine* as_engine(jlong h) {
+  return reinterpret_cast<kz_engine*>(static_cast<intptr_t>(h));
+}
 kz_session* as_session(jlong h) {
   return reinterpret_cast<kz_session*>(static_cast<intptr_t>(h));
 }
-jlong as_handle(void* p) { return static_cast<jlong>(reinterpret_cast<intptr_t>(p)); }
+jlong as_handle(void* p) {
+  return static_cast<jlong>(reinterpret_cast<intptr_t>(p));
+}
 
 jbyteArray to_bytes(JNIEnv* env, const char* data, size_t size) {
   if (size > static_cast<size_t>(INT_MAX)) throw std::bad_alloc();
@@ -169,10 +173,9 @@ jobject make_result(JNIEnv* env, const kz_generate_result& r) {
   if (!tokens) return nullptr;
   env->SetIntArrayRegion(tokens, 0, static_cast<jsize>(r.n_tokens),
                          reinterpret_cast<const jint*>(r.tokens));
-  jobject result = env->NewObject(ids.result, ids.result_ctor, text, tokens,
-                                  static_cast<jint>(r.stop_reason), r.prompt_tokens,
-                                  r.cached_tokens, r.prefill_tokens, r.ttft_s, r.prefill_s,
-                                  r.decode_s);
+  jobject result = env->NewObject(
+      ids.result, ids.result_ctor, text, tokens, static_cast<jint>(r.stop_reason), r.prompt_tokens,
+      r.cached_tokens, r.prefill_tokens, r.ttft_s, r.prefill_s, r.decode_s);
   env->DeleteLocalRef(text);
   env->DeleteLocalRef(tokens);
   return result;
@@ -259,8 +262,7 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_engineFree(JNIEnv*, jclass, jlong e
 JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jlong engine,
                                                          jlong n_ctx, jint n_threads,
                                                          jstring k_type, jstring v_type,
-                                                         jstring backend,
-                                                         jlong checkpoint_interval,
+                                                         jstring backend, jlong checkpoint_interval,
                                                          jlong checkpoint_budget_bytes) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
@@ -287,10 +289,9 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_sessionFree(JNIEnv*, jclass, jlong 
 
 JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     JNIEnv* env, jclass, jlong session, jobjectArray messages, jfloat temperature, jint top_k,
-    jfloat top_p, jfloat min_p, jfloat repeat_penalty, jint repeat_last_n,
-    jfloat presence_penalty, jlong seed, jint max_tokens, jobjectArray stop,
-    jboolean enable_thinking, jboolean add_generation_prompt, jboolean reuse_prefix,
-    jobject sink) {
+    jfloat top_p, jfloat min_p, jfloat repeat_penalty, jint repeat_last_n, jfloat presence_penalty,
+    jlong seed, jint max_tokens, jobjectArray stop, jboolean enable_thinking,
+    jboolean add_generation_prompt, jboolean reuse_prefix, jobject sink) {
   return guarded<jobject>(env, nullptr, [&]() -> jobject {
     // Messages arrive flattened: role, content, reasoning content for each in turn.
     const auto strings = to_utf8_array(env, messages);

@@ -14,25 +14,25 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                            \
-    }                                                                        \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 /* A call that must succeed; on failure prints the library's message and stops the test. */
-#define REQUIRE_OK(call)                                                                      \
-  do {                                                                                        \
-    char* req_error_ = NULL;                                                                  \
-    kz_status req_status_ = (call);                                                           \
-    if (req_status_ != KZ_OK) {                                                               \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,                \
-              kz_status_name(req_status_), req_error_ ? req_error_ : "(no message)");          \
-      kz_string_free(req_error_);                                                             \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define REQUIRE_OK(call)                                                              \
+  do {                                                                                \
+    char* req_error_ = NULL;                                                          \
+    kz_status req_status_ = (call);                                                   \
+    if (req_status_ != KZ_OK) {                                                       \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,        \
+              kz_status_name(req_status_), req_error_ ? req_error_ : "(no message)"); \
+      kz_string_free(req_error_);                                                     \
+      exit(1);                                                                        \
+    }                                                                                 \
   } while (0)
 /* The error argument inside REQUIRE_OK: REQUIRE_OK(kz_x(a, b, ERR)). */
 #define ERR (&req_error_)
@@ -45,8 +45,8 @@ static void expect_error(const char* what, kz_status got, kz_status want, char* 
             kz_status_name(want), error ? error : "no message");
     ++failures;
   } else if (!error || !strstr(error, needle)) {
-    fprintf(stderr, "%s: message \"%s\" does not contain \"%s\"\n", what,
-            error ? error : "(null)", needle);
+    fprintf(stderr, "%s: message \"%s\" does not contain \"%s\"\n", what, error ? error : "(null)",
+            needle);
     ++failures;
   } else if (strchr(error, '\n')) {
     fprintf(stderr, "%s: message is not one line: \"%s\"\n", what, error);
@@ -147,8 +147,8 @@ static void test_multi_turn(kz_engine* engine) {
   memset(&c, 0, sizeof c);
   REQUIRE_OK(kz_generate(session, turn1, 2, &params, collect, &c, &r1, ERR));
   printf("  turn 1: prompt %lld, cached %lld, generated %lld, stop %s\n",
-         (long long)r1.prompt_tokens, (long long)r1.cached_tokens,
-         (long long)r1.generated_tokens, kz_stop_reason_name(r1.stop_reason));
+         (long long)r1.prompt_tokens, (long long)r1.cached_tokens, (long long)r1.generated_tokens,
+         kz_stop_reason_name(r1.stop_reason));
   CHECK(r1.prompt_tokens > 0);
   CHECK(r1.cached_tokens == 0);
   CHECK(r1.prefill_tokens == r1.prompt_tokens);
@@ -318,8 +318,8 @@ static void test_state(kz_engine* engine) {
   kz_generate_params params = greedy(16);
   kz_generate_result r1 = empty_result(), ra = empty_result(), rb = empty_result(),
                      rc = empty_result();
-  kz_message chat[3] = {{"user", "Tell me a story.", NULL}, {"assistant", NULL, NULL},
-                        {"user", "Go on.", NULL}};
+  kz_message chat[3] = {
+      {"user", "Tell me a story.", NULL}, {"assistant", NULL, NULL}, {"user", "Go on.", NULL}};
   uint8_t* image = NULL;
   size_t size = 0, n_saved;
   char path[] = "/tmp/kazeia_c_api_state_XXXXXX";
@@ -358,4 +358,157 @@ static void test_state(kz_engine* engine) {
   kz_session_free(a);
   kz_session_free(b);
   kz_session_free(c);
+}
+
+/* Every bad input fails with a clear message and leaves the session as it was. */
+static void test_bad_inputs(kz_engine* engine, kz_engine* other) {
+  kz_session* session = new_session(engine);
+  kz_session* foreign = new_session(other);
+  kz_generate_params params = greedy(8);
+  kz_generate_result r0 = empty_result(), r = empty_result();
+  kz_message chat[1] = {{"user", "Hi", NULL}};
+  kz_message bad_utf8[2] = {{"user", "Hi", NULL}, {"assistant", "caf\xc3", NULL}};
+  kz_message bad_role[1] = {{"wizard", "Hi", NULL}};
+  kz_message null_role[1] = {{NULL, "Hi", NULL}};
+  uint8_t *image = NULL, *foreign_image = NULL;
+  size_t size = 0, foreign_size = 0, n0;
+  char* error = NULL;
+  kz_status status;
+  printf("bad inputs\n");
+
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, NULL, NULL, &r0, ERR));
+  REQUIRE_OK(kz_session_save_state(session, &image, &size, ERR));
+  n0 = kz_session_n_tokens(session);
+
+  status = kz_generate(session, bad_utf8, 2, &params, NULL, NULL, &r, &error);
+  expect_error("invalid UTF-8", status, KZ_ERR_ENGINE, error, "message 1: invalid UTF-8");
+  CHECK(r.text == NULL); /* a failed call leaves the result empty */
+  status = kz_generate(session, bad_role, 1, &params, NULL, NULL, &r, &error);
+  expect_error("unknown role", status, KZ_ERR_ENGINE, error, "unknown role 'wizard'");
+  status = kz_generate(session, null_role, 1, &params, NULL, NULL, &r, &error);
+  expect_error("NULL role", status, KZ_ERR_INVALID_ARGUMENT, error, "messages[0].role");
+  status = kz_generate(session, NULL, 0, &params, NULL, NULL, &r, &error);
+  expect_error("no messages", status, KZ_ERR_ENGINE, error, "no messages");
+  status = kz_generate(NULL, chat, 1, &params, NULL, NULL, &r, &error);
+  expect_error("NULL session", status, KZ_ERR_INVALID_ARGUMENT, error, "session");
+  {
+    kz_generate_params bad = params;
+    bad.struct_size = 0;
+    status = kz_generate(session, chat, 1, &bad, NULL, NULL, &r, &error);
+    expect_error("params without struct_size", status, KZ_ERR_INVALID_ARGUMENT, error,
+                 "struct_size");
+    bad = params;
+    bad.top_p = 0;
+    status = kz_generate(session, chat, 1, &bad, NULL, NULL, &r, &error);
+    expect_error("top_p 0", status, KZ_ERR_ENGINE, error, "top_p");
+  }
+  {
+    kz_generate_result small = empty_result();
+    small.struct_size = 8;
+    status = kz_generate(session, chat, 1, &params, NULL, NULL, &small, &error);
+    expect_error("result without struct_size", status, KZ_ERR_INVALID_ARGUMENT, error,
+                 "struct_size");
+  }
+  {
+    /* A prompt longer than the context. */
+    kz_session_params sp = kz_session_params_default();
+    kz_session* tiny = NULL;
+    char long_text[4096];
+    kz_message long_chat[1];
+    size_t i;
+    for (i = 0; i + 1 < sizeof long_text; ++i) long_text[i] = (char)('a' + i % 26);
+    long_text[sizeof long_text - 1] = '\0';
+    long_chat[0].role = "user";
+    long_chat[0].content = long_text;
+    long_chat[0].reasoning_content = NULL;
+    sp.n_ctx = 64;
+    sp.n_threads = 2;
+    REQUIRE_OK(kz_session_new(engine, &sp, &tiny, ERR));
+    status = kz_generate(tiny, long_chat, 1, &params, NULL, NULL, &r, &error);
+    expect_error("context overflow", status, KZ_ERR_ENGINE, error, "context");
+    CHECK(kz_session_n_tokens(tiny) == 0);
+    kz_session_free(tiny);
+  }
+  {
+    kz_session_params sp = kz_session_params_default();
+    kz_session* s = NULL;
+    sp.backend = "quantum";
+    status = kz_session_new(engine, &sp, &s, &error);
+    expect_error("unknown backend", status, KZ_ERR_ENGINE, error, "quantum");
+    CHECK(s == NULL);
+  }
+
+  /* States: garbage, truncated, corrupted, from another model. */
+  status = kz_session_load_state(session, (const uint8_t*)"not a state", 11, &error);
+  expect_error("garbage state", status, KZ_ERR_ENGINE, error, "state");
+  status = kz_session_load_state(session, image, size / 2, &error);
+  expect_error("truncated state", status, KZ_ERR_ENGINE, error, "state");
+  image[size - 1] ^= 0x5a;
+  status = kz_session_load_state(session, image, size, &error);
+  expect_error("corrupted state", status, KZ_ERR_ENGINE, error, "state");
+  image[size - 1] ^= 0x5a;
+  status = kz_session_load_state_file(session, "/nonexistent/kazeia-state.bin", &error);
+  expect_error("missing state file", status, KZ_ERR_ENGINE, error, "kazeia-state.bin");
+  REQUIRE_OK(kz_generate(foreign, chat, 1, &params, NULL, NULL, &r, ERR));
+  kz_result_free(&r);
+  REQUIRE_OK(kz_session_save_state(foreign, &foreign_image, &foreign_size, ERR));
+  status = kz_session_load_state(session, foreign_image, foreign_size, &error);
+  expect_error("state of another model", status, KZ_ERR_ENGINE, error, "model");
+  status = kz_session_load_state(session, NULL, 4, &error);
+  expect_error("NULL state", status, KZ_ERR_INVALID_ARGUMENT, error, "data");
+
+  /* Unchanged: same tokens held, and the same turn again reuses them and gives the same text. */
+  CHECK(kz_session_n_tokens(session) == n0);
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, NULL, NULL, &r, ERR));
+  CHECK(r.cached_tokens > 0);
+  CHECK(same_tokens(&r, &r0));
+  kz_result_free(&r);
+
+  kz_buffer_free(image);
+  kz_buffer_free(foreign_image);
+  kz_result_free(&r0);
+  kz_session_free(foreign);
+  kz_session_free(session);
+}
+
+/* A session keeps its engine alive. */
+static void test_engine_freed_first(kz_engine* engine) {
+  kz_session* session = new_session(engine);
+  kz_generate_params params = greedy(4);
+  kz_generate_result r = empty_result();
+  kz_message chat[1] = {{"user", "Still there?", NULL}};
+  printf("engine freed before its session\n");
+  kz_engine_free(engine);
+  REQUIRE_OK(kz_generate(session, chat, 1, &params, NULL, NULL, &r, ERR));
+  CHECK(r.generated_tokens > 0);
+  kz_result_free(&r);
+  kz_session_free(session);
+}
+
+int main(int argc, char** argv) {
+  kz_engine *engine = NULL, *other = NULL;
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <model.gguf> <other-model.gguf>\n", argv[0]);
+    return 2;
+  }
+  model_path = argv[1];
+  other_model_path = argv[2];
+
+  test_version_and_names();
+  test_load_errors();
+  REQUIRE_OK(kz_engine_load(model_path, &engine, ERR));
+  REQUIRE_OK(kz_engine_load(other_model_path, &other, ERR));
+  test_multi_turn(engine);
+  test_cancel(engine);
+  test_state(engine);
+  test_bad_inputs(engine, other);
+  kz_engine_free(other);
+  test_engine_freed_first(engine);
+
+  if (failures) {
+    fprintf(stderr, "FAILED: %d check(s)\n", failures);
+    return 1;
+  }
+  printf("all C API checks passed\n");
+  return 0;
 }

@@ -76,7 +76,7 @@ DType vec_dot_type(DType weight) {
 // Q8_0 activations as the reference's x86 kernel rounds them (ggml-cpu/arch/x86/quants.c:
 // quantize_row_q8_0): id = 127/amax and round-half-to-even, which differs from the scalar
 // quantizer (id = 1/d, round-half-away) in the last bit of x*id; the fixtures were made on x86.
-void quantize_activation_q8_0(const float* x, void* dst, int64_t n) {
+static void quantize_activation_q8_0(const float* x, void* dst, int64_t n) {
   auto* blocks = static_cast<BlockQ8_0*>(dst);
   for (int64_t b = 0; b < n / 32; ++b) {
     const float* xb = x + b * 32;
@@ -89,80 +89,89 @@ void quantize_activation_q8_0(const float* x, void* dst, int64_t n) {
 }
 
 void quantize_activation(DType act_type, const float* x, void* dst, int64_t n) {
+  const int bs = info(act_type).block_size;
+  if (n % bs) fail("quantize_activation: length ", n, " is not a multiple of ", bs);
+  activation_quantizer(act_type)(x, dst, n);
+}
+
+namespace {
+
+template <DotFn F>
+void gemv_rows(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
+               float* y) {
+  for (int64_t r = 0; r < n_rows; ++r) y[r] = F(w + r * row_bytes, act, n);
+}
+
+template <DType T>
+void quantize_as(const float* x, void* dst, int64_t n) {
+  quantize_row(T, x, dst, n);
+}
+
+struct RefKernel {
+  DType weight;
+  DotFn dot;
+  GemvFn gemv;
+};
+
+template <DotFn F>
+constexpr RefKernel entry(DType t) {
+  return {t, F, gemv_rows<F>};
+}
+
+constexpr RefKernel kRefKernels[] = {
+    entry<vec_dot_f32_f32>(DType::F32),        entry<vec_dot_f16_f16>(DType::F16),
+    entry<vec_dot_bf16_bf16>(DType::BF16),     entry<vec_dot_q4_0_q8_0>(DType::Q4_0),
+    entry<vec_dot_q4_1_q8_1>(DType::Q4_1),     entry<vec_dot_q5_0_q8_0>(DType::Q5_0),
+    entry<vec_dot_q5_1_q8_1>(DType::Q5_1),     entry<vec_dot_q8_0_q8_0>(DType::Q8_0),
+    entry<vec_dot_iq4_nl_q8_0>(DType::IQ4_NL), entry<vec_dot_q2_K_q8_K>(DType::Q2_K),
+    entry<vec_dot_q3_K_q8_K>(DType::Q3_K),     entry<vec_dot_q4_K_q8_K>(DType::Q4_K),
+    entry<vec_dot_q5_K_q8_K>(DType::Q5_K),     entry<vec_dot_q6_K_q8_K>(DType::Q6_K),
+    entry<vec_dot_iq4_xs_q8_K>(DType::IQ4_XS),
+};
+
+const RefKernel* find_kernel(DType weight) {
+  for (const auto& k : kRefKernels)
+    if (k.weight == weight) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+bool has_vec_dot(DType weight) { return find_kernel(weight) != nullptr; }
+
+GemvFn gemv_function(DType weight) {
+  const RefKernel* k = find_kernel(weight);
+  if (!k) vec_dot_type(weight);  // throws, naming the type
+  return k->gemv;
+}
+
+QuantizeFn activation_quantizer(DType act_type) {
   switch (act_type) {
     case DType::Q8_0:
-      if (n % 32) fail("quantize_activation: length ", n, " is not a multiple of 32");
-      quantize_activation_q8_0(x, dst, n);
-      return;
+      return quantize_activation_q8_0;
     case DType::F32:
+      return quantize_as<DType::F32>;
     case DType::F16:
+      return quantize_as<DType::F16>;
     case DType::BF16:
+      return quantize_as<DType::BF16>;
     case DType::Q8_1:
+      return quantize_as<DType::Q8_1>;
     case DType::Q8_K:
-      quantize_row(act_type, x, dst, n);
-      return;
+      return quantize_as<DType::Q8_K>;
     default:
       fail("quantize_activation: ", dtype_name(act_type), " is not an activation format");
   }
 }
 
 float vec_dot(DType weight, const void* w, const void* a, int64_t n) {
-  using Kernel = float (*)(const void*, const void*, int64_t);
-  Kernel k = nullptr;
-  switch (weight) {
-    case DType::F32:
-      k = vec_dot_f32_f32;
-      break;
-    case DType::F16:
-      k = vec_dot_f16_f16;
-      break;
-    case DType::BF16:
-      k = vec_dot_bf16_bf16;
-      break;
-    case DType::Q4_0:
-      k = vec_dot_q4_0_q8_0;
-      break;
-    case DType::Q4_1:
-      k = vec_dot_q4_1_q8_1;
-      break;
-    case DType::Q5_0:
-      k = vec_dot_q5_0_q8_0;
-      break;
-    case DType::Q5_1:
-      k = vec_dot_q5_1_q8_1;
-      break;
-    case DType::Q8_0:
-      k = vec_dot_q8_0_q8_0;
-      break;
-    case DType::IQ4_NL:
-      k = vec_dot_iq4_nl_q8_0;
-      break;
-    case DType::Q2_K:
-      k = vec_dot_q2_K_q8_K;
-      break;
-    case DType::Q3_K:
-      k = vec_dot_q3_K_q8_K;
-      break;
-    case DType::Q4_K:
-      k = vec_dot_q4_K_q8_K;
-      break;
-    case DType::Q5_K:
-      k = vec_dot_q5_K_q8_K;
-      break;
-    case DType::Q6_K:
-      k = vec_dot_q6_K_q8_K;
-      break;
-    case DType::IQ4_XS:
-      k = vec_dot_iq4_xs_q8_K;
-      break;
-    default:
-      vec_dot_type(weight);  // throws, naming the type
-  }
+  const RefKernel* k = find_kernel(weight);
+  if (!k) vec_dot_type(weight);  // throws, naming the type
   const int bs = info(weight).block_size;
   if (n < 0 || n % bs != 0)
     fail("vec_dot: row of ", n, " elements is not a multiple of the ", dtype_name(weight),
          " block size ", bs);
-  return k(w, a, n);
+  return k->dot(w, a, n);
 }
 
 float vec_dot_f32_f32(const void* w, const void* a, int64_t n) {

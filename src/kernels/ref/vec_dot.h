@@ -12,6 +12,18 @@
 
 namespace kz::ref {
 
+using DotFn = float (*)(const void* w_row, const void* act_row, int64_t n);
+using GemvFn = void (*)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
+                        int64_t n, float* y);
+using QuantizeFn = void (*)(const float* x, void* dst, int64_t n);
+
+// Whether a weight type has a dot product here.
+bool has_vec_dot(DType weight);
+// y[r] = vec_dot(row r) for n_rows rows row_bytes apart; throws for types without a dot product.
+GemvFn gemv_function(DType weight);
+// The activation converter of an activation format (F32, F16, BF16, Q8_0, Q8_1, Q8_K).
+QuantizeFn activation_quantizer(DType act_type);
+
 // Activation format for a weight type (§6.1); throws kz::Error for types without a dot product.
 DType vec_dot_type(DType weight);
 

@@ -1,0 +1,326 @@
+import ai.kazeia.Engine;
+import ai.kazeia.GenerateParams;
+import ai.kazeia.GenerateResult;
+import ai.kazeia.KazeiaException;
+import ai.kazeia.Message;
+import ai.kazeia.Session;
+import ai.kazeia.SessionParams;
+import ai.kazeia.StopReason;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Java bindings end to end, on fixture models with random weights: the text is gibberish, so
+ * the checks are on token counts, stop reasons, cached tokens and equality between runs (greedy
+ * sampling). Usage: java KazeiaTest model.gguf other-model.gguf; exits non-zero on failure.
+ */
+public final class KazeiaTest {
+  private static int failures = 0;
+
+  private interface Action {
+    void run() throws Exception;
+  }
+
+  private static void check(boolean condition, String what) {
+    if (!condition) {
+      failures++;
+      StackTraceElement at = new Throwable().getStackTrace()[1];
+      System.err.println("line " + at.getLineNumber() + ": CHECK failed: " + what);
+    }
+  }
+
+  /** The action must throw KazeiaException whose message contains `needle`. */
+  private static void expectError(String what, String needle, Action action) {
+    try {
+      action.run();
+      failures++;
+      System.err.println(what + ": no exception");
+    } catch (KazeiaException e) {
+      String message = e.getMessage();
+      if (message == null || !message.contains(needle) || message.contains("\n")) {
+        failures++;
+        System.err.println(what + ": message \"" + message + "\" lacks \"" + needle + "\"");
+      } else {
+        System.out.println("  " + what + " -> " + message);
+      }
+    } catch (Exception e) {
+      failures++;
+      System.err.println(what + ": unexpected " + e);
+    }
+  }
+
+  private static Session newSession(Engine engine) {
+    return engine.newSession(new SessionParams().nCtx(1024).nThreads(2));
+  }
+
+  private static GenerateParams greedy(int maxTokens) {
+    GenerateParams p = GenerateParams.greedy().maxTokens(maxTokens);
+    p.enableThinking = false;
+    return p;
+  }
+
+  private static void multiTurn(Engine engine) {
+    System.out.println("multi-turn generation");
+    try (Session session = newSession(engine)) {
+      List<Message> chat = new ArrayList<>();
+      chat.add(Message.system("You are terse."));
+      chat.add(Message.user("Hello there! \uD83D\uDE00 caf\u00e9")); // a surrogate pair is valid
+      StringBuilder streamed = new StringBuilder();
+      AtomicInteger pieces = new AtomicInteger();
+      GenerateResult r1 = session.generate(chat, greedy(12), piece -> {
+        streamed.append(piece);
+        pieces.incrementAndGet();
+        return true;
+      });
+      System.out.println("  turn 1: " + r1);
+      check(r1.promptTokens > 0 && r1.cachedTokens == 0, "turn 1 computes its whole prompt");
+      check(r1.prefillTokens == r1.promptTokens, "prefill == prompt on turn 1");
+      check(r1.generatedTokens() > 0 && r1.generatedTokens() <= 12, "1..12 tokens generated");
+      check(r1.stopReason == StopReason.END_OF_TURN || r1.stopReason == StopReason.MAX_TOKENS,
+          "turn 1 stops at end of turn or max tokens");
+      check(streamed.toString().equals(r1.text), "streamed text == returned text");
+      check(pieces.get() > 0, "pieces were streamed");
+      check(session.nTokens() > 0, "the session holds the turn");
+
+      chat.add(Message.assistant(r1.text));
+      chat.add(Message.user("And then?"));
+      GenerateResult r2 = session.generate(chat, greedy(12));
+      System.out.println("  turn 2: " + r2);
+      check(r2.cachedTokens > 0, "turn 2 reuses turn 1's prefix");
+      check(r2.promptTokens > r1.promptTokens, "turn 2's prompt is longer");
+      check(r2.prefillTokens == r2.promptTokens - r2.cachedTokens, "prefill == prompt - cached");
+
+      // Recomputing from scratch gives the same tokens.
+      GenerateParams noReuse = greedy(12);
+      noReuse.reusePrefix = false;
+      try (Session fresh = newSession(engine)) {
+        GenerateResult again = fresh.generate(chat, noReuse);
+        check(Arrays.equals(again.tokens, r2.tokens), "reuse and recompute agree");
+      }
+    }
+  }
+
+  private static void cancel(Engine engine) throws Exception {
+    System.out.println("cancel");
+    List<Message> chat = List.of(Message.user("Count to one hundred."));
+    try (Session session = newSession(engine)) {
+      // The listener's return value.
+      AtomicInteger pieces = new AtomicInteger();
+      GenerateResult r = session.generate(chat, greedy(64), p -> pieces.incrementAndGet() < 3);
+      System.out.println("  listener stop: " + r);
+      if (r.stopReason != StopReason.END_OF_TURN) {
+        check(r.stopReason == StopReason.CANCELLED, "listener stop -> CANCELLED");
+        check(pieces.get() == 3, "no piece after the listener said stop");
+      }
+
+      // Session.cancel() from inside the listener.
+      AtomicInteger seen = new AtomicInteger();
+      r = session.generate(chat, greedy(64), p -> {
+        if (seen.incrementAndGet() == 2) session.cancel();
+        return true;
+      });
+      System.out.println("  cancel in listener: " + r);
+      if (r.stopReason != StopReason.END_OF_TURN) {
+        check(r.stopReason == StopReason.CANCELLED, "cancel in listener -> CANCELLED");
+        check(seen.get() == 2, "no piece after cancel");
+      }
+
+      // Session.cancel() from another thread, while generate() is running: the listener holds
+      // generation at the first piece until the other thread has cancelled.
+      CountDownLatch firstPiece = new CountDownLatch(1);
+      CountDownLatch cancelled = new CountDownLatch(1);
+      Thread canceller = new Thread(() -> {
+        try {
+          firstPiece.await();
+          session.cancel();
+          cancelled.countDown();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      canceller.start();
+      AtomicInteger held = new AtomicInteger();
+      r = session.generate(chat, greedy(64), p -> {
+        held.incrementAndGet();
+        firstPiece.countDown();
+        try {
+          check(cancelled.await(30, TimeUnit.SECONDS), "the other thread cancelled");
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return true;
+      });
+      canceller.join();
+      System.out.println("  cancel from a thread: " + r);
+      if (r.stopReason != StopReason.END_OF_TURN) {
+        check(r.stopReason == StopReason.CANCELLED, "cancel from a thread -> CANCELLED");
+        check(held.get() == 1, "no piece after the cancel");
+      }
+
+      // A listener's exception comes out of generate() as is; the session stays usable.
+      try {
+        session.generate(chat, greedy(8), p -> {
+          throw new IllegalStateException("listener failed");
+        });
+        check(false, "the listener's exception propagates");
+      } catch (IllegalStateException e) {
+        check(e.getMessage().equals("listener failed"), "the listener's own exception");
+      }
+
+      // A nested call on the session from its listener is refused, not a deadlock or a crash.
+      expectError("nested call", "in use", () -> session.generate(chat, greedy(8), p -> {
+        session.reset();
+        return true;
+      }));
+
+      // A cancel does not outlive its call.
+      r = session.generate(chat, greedy(8));
+      check(r.stopReason != StopReason.CANCELLED, "the next call runs normally");
+    }
+  }
+
+  private static void state(Engine engine) throws Exception {
+    System.out.println("state save / load");
+    Path file = Files.createTempFile("kazeia_java_state", ".bin");
+    try (Session a = newSession(engine);
+        Session b = newSession(engine);
+        Session c = newSession(engine)) {
+      List<Message> chat = new ArrayList<>(List.of(Message.user("Tell me a story.")));
+      GenerateResult r1 = a.generate(chat, greedy(16));
+      byte[] image = a.saveState();
+      a.saveState(file);
+      long saved = a.nTokens();
+      System.out.println("  state image: " + image.length + " bytes for " + saved + " tokens");
+      check(image.length > 0, "state image is not empty");
+      chat.add(Message.assistant(r1.text));
+      chat.add(Message.user("Go on."));
+      GenerateResult ra = a.generate(chat, greedy(16));
+      b.loadState(image);
+      check(b.nTokens() == saved, "restored session holds the saved tokens");
+      GenerateResult rb = b.generate(chat, greedy(16));
+      c.loadState(file);
+      GenerateResult rc = c.generate(chat, greedy(16));
+      System.out.println("  continuation cached: original " + ra.cachedTokens + ", from bytes "
+          + rb.cachedTokens + ", from file " + rc.cachedTokens);
+      check(Arrays.equals(ra.tokens, rb.tokens), "bytes restore continues identically");
+      check(Arrays.equals(ra.tokens, rc.tokens), "file restore continues identically");
+      check(rb.cachedTokens == ra.cachedTokens && rb.cachedTokens > 0, "restored prefix reused");
+      check(rc.cachedTokens == ra.cachedTokens, "restored prefix reused (file)");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  private static void badInputs(Engine engine, Engine other) {
+    System.out.println("bad inputs");
+    List<Message> chat = List.of(Message.user("Hi"));
+    try (Session session = newSession(engine); Session foreign = newSession(other)) {
+      GenerateResult r0 = session.generate(chat, greedy(8));
+      byte[] image = session.saveState();
+      long n0 = session.nTokens();
+
+      // A lone surrogate cannot be UTF-8: the engine rejects it, nothing is replaced silently.
+      expectError("invalid UTF-8", "message 1: invalid UTF-8", () -> session.generate(
+          List.of(Message.user("Hi"), Message.assistant("caf\uD800")), greedy(8)));
+      expectError("unknown role", "unknown role 'wizard'",
+          () -> session.generate(List.of(new Message("wizard", "Hi")), greedy(8)));
+      expectError("no messages", "no messages", () -> session.generate(List.of(), greedy(8)));
+      GenerateParams badTopP = greedy(8);
+      badTopP.topP = 0;
+      expectError("top_p 0", "top_p", () -> session.generate(chat, badTopP));
+      expectError("unknown backend", "quantum",
+          () -> engine.newSession(new SessionParams().backend("quantum")).close());
+      try (Session tiny = engine.newSession(new SessionParams().nCtx(64).nThreads(2))) {
+        String longText = "abcdefghijklmnopqrstuvwxyz ".repeat(150);
+        expectError("context overflow", "context",
+            () -> tiny.generate(List.of(Message.user(longText)), greedy(8)));
+        check(tiny.nTokens() == 0, "the overflowing prompt left nothing behind");
+      }
+
+      expectError("garbage state", "state", () -> session.loadState(new byte[] {1, 2, 3, 4}));
+      expectError("truncated state", "state",
+          () -> session.loadState(Arrays.copyOf(image, image.length / 2)));
+      byte[] corrupted = image.clone();
+      corrupted[corrupted.length - 1] ^= 0x5a;
+      expectError("corrupted state", "state", () -> session.loadState(corrupted));
+      expectError("missing state file", "kazeia-state.bin",
+          () -> session.loadState(Path.of("/nonexistent/kazeia-state.bin")));
+      foreign.generate(chat, greedy(8));
+      byte[] foreignImage = foreign.saveState();
+      expectError("state of another model", "model", () -> session.loadState(foreignImage));
+
+      check(session.nTokens() == n0, "failed calls left the session's tokens unchanged");
+      GenerateResult r = session.generate(chat, greedy(8));
+      check(r.cachedTokens > 0, "the session still reuses its state");
+      check(Arrays.equals(r.tokens, r0.tokens), "the session continues as before");
+    }
+    expectError("missing model", "kazeia-missing.gguf",
+        () -> Engine.load("/nonexistent/kazeia-missing.gguf"));
+
+    Session closed = newSession(engine);
+    closed.close();
+    closed.close(); // twice is harmless
+    closed.cancel(); // a no-op once closed
+    try {
+      closed.generate(chat, greedy(8));
+      check(false, "a closed session refuses calls");
+    } catch (IllegalStateException e) {
+      check(true, "closed");
+    }
+  }
+
+  /** Sessions of one engine run on different threads at once and agree with each other. */
+  private static void concurrentSessions(Engine engine) throws Exception {
+    System.out.println("concurrent sessions");
+    List<Message> chat = List.of(Message.user("Same question, two threads."));
+    GenerateResult[] results = new GenerateResult[2];
+    Thread[] threads = new Thread[2];
+    for (int i = 0; i < 2; i++) {
+      final int k = i;
+      threads[i] = new Thread(() -> {
+        try (Session s = newSession(engine)) {
+          results[k] = s.generate(chat, greedy(16));
+        }
+      });
+      threads[i].start();
+    }
+    for (Thread t : threads) t.join();
+    check(results[0] != null && results[1] != null, "both threads finished");
+    if (results[0] != null && results[1] != null) {
+      check(Arrays.equals(results[0].tokens, results[1].tokens), "same tokens on both threads");
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2) {
+      System.err.println("usage: java KazeiaTest <model.gguf> <other-model.gguf>");
+      System.exit(2);
+    }
+    check(Engine.apiVersion() == 1, "API version 1");
+    Engine engine = Engine.load(args[0]);
+    try (Engine other = Engine.load(args[1])) {
+      multiTurn(engine);
+      cancel(engine);
+      state(engine);
+      badInputs(engine, other);
+      concurrentSessions(engine);
+    }
+    // Closing the engine first is allowed: the session keeps the model alive.
+    try (Session survivor = newSession(engine)) {
+      engine.close();
+      check(survivor.generate(List.of(Message.user("Still there?")), greedy(4)).generatedTokens()
+          > 0, "a session outlives its engine");
+    }
+    if (failures > 0) {
+      System.err.println("FAILED: " + failures + " check(s)");
+      System.exit(1);
+    }
+    System.out.println("all Java binding checks passed");
+  }
+}
