@@ -145,8 +145,9 @@ typedef struct kz_generate_result {
 KAZEIA_API void kz_result_free(kz_generate_result* result);
 
 /* Receives each piece of generated text: complete UTF-8, `len` bytes, NUL-terminated, valid
- * only during the call. Return nonzero to continue, 0 to stop (stop reason: cancelled). It must
- * not call into the same session, except kz_session_cancel. */
+ * only during the call. Return nonzero to continue, 0 to stop (stop reason: cancelled). It may
+ * call kz_session_cancel; other calls on the same session fail with KZ_ERR_BUSY. It must not
+ * unwind (C++ exception, longjmp) through the library. */
 typedef int (*kz_token_callback)(const char* piece, size_t len, void* user_data);
 
 /* Renders the conversation in the model's chat format, reuses the longest prefix the session
@@ -163,7 +164,8 @@ KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prom
                                         kz_token_callback callback, void* user_data,
                                         kz_generate_result* out, char** error);
 
-/* Thread-safe: makes a running kz_generate stop at the next token. NULL is ignored. */
+/* Thread-safe: makes a running kz_generate stop at the next token. NULL is ignored. It must not
+ * race with kz_session_free. A cancel made while no call runs is forgotten by the next call. */
 KAZEIA_API void kz_session_cancel(kz_session* session);
 /* Forgets the conversation: the next call recomputes from scratch. */
 KAZEIA_API kz_status kz_session_reset(kz_session* session, char** error);

@@ -9,6 +9,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <optional>
@@ -59,11 +60,13 @@ void throw_kazeia(JNIEnv* env, int status, const std::string& message) {
   if (exception) env->Throw(exception);
 }
 
-// Throws for a failed C call and frees its message; true when the call succeeded.
-bool check(JNIEnv* env, kz_status status, char* error) {
+// Throws for a failed C call and frees its message; true when the call succeeded. Takes the
+// message by address: check(env, kz_x(..., &error), &error) reads it only after the call ran.
+bool check(JNIEnv* env, kz_status status, char** error) {
   if (status == KZ_OK) return true;
-  std::string message = error ? error : kz_status_name(status);
-  kz_string_free(error);
+  std::string message = *error ? *error : kz_status_name(status);
+  kz_string_free(*error);
+  *error = nullptr;
   throw_kazeia(env, status, message);
   return false;
 }
@@ -152,7 +155,7 @@ struct Stream {
   jobject sink;
 };
 
-int on_piece(const char* piece, size_t len, void* user_data) {
+int stream_piece(const char* piece, size_t len, void* user_data) {
   auto* stream = static_cast<Stream*>(user_data);
   JNIEnv* env = stream->env;
   if (len > static_cast<size_t>(INT_MAX)) return 0;
@@ -250,7 +253,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_engineLoad(JNIEnv* env, jclass, js
     const std::string p = to_utf8(env, path);
     kz_engine* engine = nullptr;
     char* error = nullptr;
-    if (!check(env, kz_engine_load(p.c_str(), &engine, &error), error)) return 0;
+    if (!check(env, kz_engine_load(p.c_str(), &engine, &error), &error)) return 0;
     return as_handle(engine);
   });
 }
@@ -278,7 +281,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jl
     p.checkpoint_budget_bytes = static_cast<uint64_t>(checkpoint_budget_bytes);
     kz_session* session = nullptr;
     char* error = nullptr;
-    if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), error)) return 0;
+    if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;
     return as_handle(session);
   });
 }
@@ -288,12 +291,19 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_sessionFree(JNIEnv*, jclass, jlong 
 }
 
 JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
-    JNIEnv* env, jclass, jlong session, jobjectArray messages, jfloat temperature, jint top_k,
-    jfloat top_p, jfloat min_p, jfloat repeat_penalty, jint repeat_last_n, jfloat presence_penalty,
-    jlong seed, jint max_tokens, jobjectArray stop, jboolean enable_thinking,
-    jboolean add_generation_prompt, jboolean reuse_prefix, jobject sink) {
+    JNIEnv* env, jclass, jlong session, jobjectArray messages, jintArray prompt, jfloat temperature,
+    jint top_k, jfloat top_p, jfloat min_p, jfloat repeat_penalty, jint repeat_last_n,
+    jfloat presence_penalty, jlong seed, jint max_tokens, jobjectArray stop,
+    jboolean enable_thinking, jboolean add_generation_prompt, jboolean reuse_prefix, jobject sink) {
   return guarded<jobject>(env, nullptr, [&]() -> jobject {
-    // Messages arrive flattened: role, content, reasoning content for each in turn.
+    // Either a conversation or token ids. Messages arrive flattened: role, content, reasoning
+    // content for each in turn.
+    std::vector<int32_t> tokens;
+    if (prompt) {
+      tokens.resize(static_cast<size_t>(env->GetArrayLength(prompt)));
+      env->GetIntArrayRegion(prompt, 0, static_cast<jsize>(tokens.size()),
+                             reinterpret_cast<jint*>(tokens.data()));
+    }
     const auto strings = to_utf8_array(env, messages);
     std::vector<kz_message> history(strings.size() / 3);
     for (size_t i = 0; i < history.size(); ++i) {
@@ -325,14 +335,18 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     kz_generate_result r{};
     r.struct_size = sizeof r;
     char* error = nullptr;
-    const kz_status status = kz_generate(as_session(session), history.data(), history.size(), &p,
-                                         sink ? on_piece : nullptr, &stream, &r, &error);
+    const kz_token_callback callback = sink ? stream_piece : nullptr;
+    const kz_status status =
+        prompt ? kz_generate_tokens(as_session(session), tokens.data(), tokens.size(), &p, callback,
+                                    &stream, &r, &error)
+               : kz_generate(as_session(session), history.data(), history.size(), &p, callback,
+                             &stream, &r, &error);
     if (env->ExceptionCheck()) {  // thrown by the listener: it wins over any C error
       kz_string_free(error);
       kz_result_free(&r);
       return nullptr;
     }
-    if (!check(env, status, error)) return nullptr;
+    if (!check(env, status, &error)) return nullptr;
     jobject result = nullptr;
     try {
       result = make_result(env, r);
@@ -351,7 +365,7 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_cancel(JNIEnv*, jclass, jlong sessi
 
 JNIEXPORT void JNICALL Java_ai_kazeia_Native_reset(JNIEnv* env, jclass, jlong session) {
   char* error = nullptr;
-  check(env, kz_session_reset(as_session(session), &error), error);
+  check(env, kz_session_reset(as_session(session), &error), &error);
 }
 
 JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_nTokens(JNIEnv*, jclass, jlong session) {
@@ -363,14 +377,17 @@ JNIEXPORT jbyteArray JNICALL Java_ai_kazeia_Native_saveState(JNIEnv* env, jclass
     uint8_t* data = nullptr;
     size_t size = 0;
     char* error = nullptr;
-    if (!check(env, kz_session_save_state(as_session(session), &data, &size, &error), error)) {
+    if (!check(env, kz_session_save_state(as_session(session), &data, &size, &error), &error)) {
       return nullptr;
     }
     if (size > static_cast<size_t>(INT_MAX)) {
       kz_buffer_free(data);
-      throw_kazeia(env, KZ_ERR_INVALID_ARGUMENT,
-                   "saveState: the state image (" + std::to_string(size) +
-                       " bytes) is too large for a Java array; save it to a file");
+      char message[128];
+      std::snprintf(message, sizeof message,
+                    "saveState: the state image (%zu bytes) is too large for a Java array; "
+                    "save it to a file",
+                    size);
+      throw_kazeia(env, KZ_ERR_INVALID_ARGUMENT, message);
       return nullptr;
     }
     jbyteArray out = to_bytes(env, reinterpret_cast<const char*>(data), size);
@@ -387,7 +404,7 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_loadState(JNIEnv* env, jclass, jlon
     env->GetByteArrayRegion(image, 0, n, reinterpret_cast<jbyte*>(bytes.data()));
     char* error = nullptr;
     check(env, kz_session_load_state(as_session(session), bytes.data(), bytes.size(), &error),
-          error);
+          &error);
     return 0;
   });
 }
@@ -397,7 +414,7 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_saveStateFile(JNIEnv* env, jclass, 
   guarded<int>(env, 0, [&] {
     const std::string p = to_utf8(env, path);
     char* error = nullptr;
-    check(env, kz_session_save_state_file(as_session(session), p.c_str(), &error), error);
+    check(env, kz_session_save_state_file(as_session(session), p.c_str(), &error), &error);
     return 0;
   });
 }
@@ -407,7 +424,7 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_loadStateFile(JNIEnv* env, jclass, 
   guarded<int>(env, 0, [&] {
     const std::string p = to_utf8(env, path);
     char* error = nullptr;
-    check(env, kz_session_load_state_file(as_session(session), p.c_str(), &error), error);
+    check(env, kz_session_load_state_file(as_session(session), p.c_str(), &error), &error);
     return 0;
   });
 }

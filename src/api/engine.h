@@ -94,6 +94,7 @@ class Session {
                                  const TokenCallback& on_text = {});
 
   // Thread-safe: makes a running generate() stop at the next token with StopReason::Cancelled.
+  // A cancel that arrives between calls stops the next call before its first token.
   void cancel();
   // Forgets everything (next call recomputes from scratch).
   void reset();

@@ -1,35 +1,167 @@
 #include "backend/cpu_backend.h"
 
+#include <algorithm>
+
 #include "base/error.h"
-#include "kernels/kernel_table.h"
 #include "kernels/ref/delta_net.h"
 
 namespace kz {
+namespace {
 
-CpuBackend::CpuBackend(int n_threads) : pool_(n_threads) {}
+// Below this many element operations an op runs on the calling thread: waking the pool costs
+// a few microseconds (bench/ops_bench.cpp: BM_PoolDispatch), about the time 2 cores need for
+// ~50k simple vector element operations.
+constexpr int64_t kMinParallelWork = 1 << 15;
+// Weight rows per matmul task: a block of rows stays in cache while every token group passes.
+constexpr int64_t kRowBlock = 16;
+// Largest head / rotation sizes the vector kernels take on the stack (larger: reference).
+constexpr int kMaxVectorHeadDim = 512;
+
+}  // namespace
+
+CpuBackend::CpuBackend(int n_threads, const KernelTable* table)
+    : table_(table ? table : &kernel_table()), pool_(n_threads), head_scratch_(pool_.size()) {}
+
+template <class Fn>
+void CpuBackend::split(int64_t n, int64_t grain, int64_t work, Fn&& fn) {
+  if (work < kMinParallelWork || pool_.size() == 1 || n <= grain) {
+    fn(int64_t(0), n);
+    return;
+  }
+  pool_.parallel_for(n, grain, [&](int64_t begin, int64_t end, int) { fn(begin, end); });
+}
 
 void CpuBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) {
-  const MatmulKernel& k = kernel_table().matmul[static_cast<uint32_t>(w.type)];
+  const MatmulKernel& k = table_->matmul[static_cast<uint32_t>(w.type)];
   if (!k.gemv) fail("matmul: no kernel for weight type ", dtype_name(w.type), " (", w.name, ")");
   const uint64_t act_row = row_bytes(k.act_type, w.cols);
   if (act_.size() < act_row * n_tok) act_.resize(act_row * n_tok);
-  for (int64_t t = 0; t < n_tok; ++t) k.quantize(x + t * w.cols, act_.data() + t * act_row, w.cols);
-  // Split the output rows; each thread multiplies its rows with every activation row.
-  pool_.parallel_for(w.rows, 16, [&](int64_t begin, int64_t end, int) {
+  uint8_t* act = act_.data();
+  split(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) k.quantize(x + t * w.cols, act + t * act_row, w.cols);
+  });
+  split(w.rows, kRowBlock, w.rows * w.cols * n_tok, [&](int64_t begin, int64_t end) {
+    if (k.gemm && n_tok > 1) {
+      for (int64_t r = begin; r < end; r += kRowBlock) {
+        const int64_t rows = std::min(kRowBlock, end - r);
+        k.gemm(w.data + r * w.row_bytes, w.row_bytes, rows, act, act_row, n_tok, w.cols, y + r,
+               w.rows);
+      }
+      return;
+    }
     const uint8_t* rows = w.data + begin * w.row_bytes;
     for (int64_t t = 0; t < n_tok; ++t)
-      k.gemv(rows, w.row_bytes, end - begin, act_.data() + t * act_row, w.cols,
-             y + t * w.rows + begin);
+      k.gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);
   });
+}
+
+void CpuBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
+                          float* y) {
+  auto* f = table_->ops.rms_norm;
+  if (!f) return RefBackend::rms_norm(x, w, n, rows, eps, y);
+  split(rows, 1, n * rows,
+        [&](int64_t b, int64_t e) { f(x + b * n, w, n, e - b, eps, y + b * n); });
+}
+
+void CpuBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
+                           const int32_t* pos, float freq_base) {
+  auto* f = table_->ops.rope_neox;
+  if (!f || n_rot / 2 > kMaxVectorHeadDim)
+    return RefBackend::rope_neox(x, n_tok, n_head, head_dim, n_rot, pos, freq_base);
+  const int64_t tok = int64_t(n_head) * head_dim;
+  split(n_tok, 1, n_tok * (tok + 16 * n_rot), [&](int64_t b, int64_t e) {
+    f(x + b * tok, e - b, n_head, head_dim, n_rot, pos + b, freq_base);
+  });
+}
+
+void CpuBackend::swiglu(const float* gate, const float* up, int64_t n, float* y) {
+  auto* f = table_->ops.swiglu;
+  if (!f) return RefBackend::swiglu(gate, up, n, y);
+  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(gate + b, up + b, e - b, y + b); });
+}
+
+void CpuBackend::silu(float* x, int64_t n) {
+  auto* f = table_->ops.silu;
+  if (!f) return RefBackend::silu(x, n);
+  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, e - b); });
+}
+
+void CpuBackend::add(float* x, const float* y, int64_t n) {
+  auto* f = table_->ops.add;
+  if (!f) return RefBackend::add(x, y, n);
+  split(n, 64, n, [&](int64_t b, int64_t e) { f(x + b, y + b, e - b); });
+}
+
+void CpuBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
+  auto* f = table_->ops.mul_sigmoid;
+  if (!f) return RefBackend::mul_sigmoid(x, gate, n);
+  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, gate + b, e - b); });
+}
+
+void CpuBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                           int n_head, float scale, float* out) {
+  auto* f = table_->ops.attention;
+  if (!f || kv.head_dim > kMaxVectorHeadDim)
+    return RefBackend::attention(q, kv, pos0, n_tok, n_head, scale, out);
+  const int64_t pairs = n_tok * n_head;
+  const int64_t work = pairs * (pos0 + n_tok) * kv.head_dim * 2;
+  split(pairs, 1, work,
+        [&](int64_t b, int64_t e) { f(q, kv, pos0, n_tok, n_head, scale, out, b, e); });
+}
+
+void CpuBackend::gated_rms_norm(const float* x, const float* z, const float* w, int64_t n,
+                                int64_t rows, float eps, float* y) {
+  auto* f = table_->ops.gated_rms_norm;
+  if (!f) return RefBackend::gated_rms_norm(x, z, w, n, rows, eps, y);
+  split(rows, 1, 8 * n * rows,
+        [&](int64_t b, int64_t e) { f(x + b * n, z + b * n, w, n, e - b, eps, y + b * n); });
 }
 
 void CpuBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                                   const float* g, const float* beta, float eps, float* state,
                                   float* out) {
-  if (n_tok == 1)
-    ref::gated_delta_rule_recurrent(dims, n_tok, qkv, g, beta, eps, state, out);
-  else
-    ref::gated_delta_rule_chunked(dims, n_tok, qkv, g, beta, eps, state, out);
+  if (n_tok > 1) return chunked_delta_rule_heads(dims, n_tok, qkv, g, beta, eps, state, out);
+  auto* f = table_->ops.delta_rule_decode;
+  if (!f || dims.d_k > kMaxVectorHeadDim)
+    return ref::gated_delta_rule_recurrent(dims, n_tok, qkv, g, beta, eps, state, out);
+  split(dims.n_v, 1, dims.state_floats() * 4,
+        [&](int64_t b, int64_t e) { f(dims, qkv, g, beta, eps, state, out, int(b), int(e)); });
+}
+
+// The chunked form per value head: each head's q, k, v, gates and output are gathered into a
+// one-head problem (n_k = n_v = 1) and solved by the reference chunked kernel, heads in parallel.
+// Heads are independent in the reference too, so the results are the same bits.
+void CpuBackend::chunked_delta_rule_heads(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
+                                          const float* g, const float* beta, float eps,
+                                          float* state, float* out) {
+  const int64_t d_k = dims.d_k, d_v = dims.d_v, key_dim = dims.key_dim();
+  const int64_t conv_dim = dims.conv_dim(), one_conv = 2 * d_k + d_v;
+  const DeltaNetDims one{1, dims.d_k, 1, dims.d_v};
+  const int64_t need = n_tok * (one_conv + 2 + d_v);
+  pool_.parallel_for(dims.n_v, 1, [&](int64_t begin, int64_t end, int thread) {
+    std::vector<float>& s = head_scratch_[thread];
+    if (int64_t(s.size()) < need) s.resize(need);
+    float* h_qkv = s.data();
+    float* h_g = h_qkv + n_tok * one_conv;
+    float* h_beta = h_g + n_tok;
+    float* h_out = h_beta + n_tok;
+    for (int64_t h = begin; h < end; ++h) {
+      const int64_t kh = h % dims.n_k;  // tiled head mapping (spec/qwen35.md §8.4)
+      for (int64_t t = 0; t < n_tok; ++t) {
+        const float* row = qkv + t * conv_dim;
+        float* dst = h_qkv + t * one_conv;
+        std::copy_n(row + kh * d_k, d_k, dst);
+        std::copy_n(row + key_dim + kh * d_k, d_k, dst + d_k);
+        std::copy_n(row + 2 * key_dim + h * d_v, d_v, dst + 2 * d_k);
+        h_g[t] = g[t * dims.n_v + h];
+        h_beta[t] = beta[t * dims.n_v + h];
+      }
+      ref::gated_delta_rule_chunked(one, n_tok, h_qkv, h_g, h_beta, eps, state + h * d_v * d_k,
+                                    h_out);
+      for (int64_t t = 0; t < n_tok; ++t)
+        std::copy_n(h_out + t * d_v, d_v, out + (t * dims.n_v + h) * d_v);
+    }
+  });
 }
 
 }  // namespace kz

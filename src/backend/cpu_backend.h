@@ -1,7 +1,8 @@
 // `cpu`: the fast backend. Matrix products round activations to the weight type's dot-product
 // format exactly as the reference implementation does (spec/quants.md §6), so results match the
-// fixtures' ref.json; work is split by rows over a persistent thread pool. Ops without a faster
-// version fall back to the reference kernels explicitly, by inheritance.
+// fixtures' ref.json; the other ops run the vectorized kernels of the kernel table (ops the table
+// lacks fall back to the reference kernels). Work is split over a persistent thread pool; work too
+// small to repay a dispatch runs on the calling thread.
 #pragma once
 
 #include <cstdint>
@@ -9,23 +10,50 @@
 
 #include "backend/ref_backend.h"
 #include "base/thread_pool.h"
+#include "kernels/kernel_table.h"
 
 namespace kz {
 
 class CpuBackend : public RefBackend {
  public:
-  explicit CpuBackend(int n_threads);
+  // `table` (default: kernel_table(), chosen from the CPU's features) must outlive the backend;
+  // tests pass tables built for fewer features to exercise every ISA's path.
+  explicit CpuBackend(int n_threads, const KernelTable* table = nullptr);
   std::string_view name() const override { return "cpu"; }
   int n_threads() const { return pool_.size(); }
+  const KernelTable& table() const { return *table_; }
 
   void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) override;
-  // Prefill uses the chunked (linear-time, matrix-product) form; decode the recurrence.
+  void rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
+                float* y) override;
+  void rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot, const int32_t* pos,
+                 float freq_base) override;
+  void swiglu(const float* gate, const float* up, int64_t n, float* y) override;
+  void silu(float* x, int64_t n) override;
+  void add(float* x, const float* y, int64_t n) override;
+  void mul_sigmoid(float* x, const float* gate, int64_t n) override;
+  void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+                 float scale, float* out) override;
+  // Prefill uses the chunked (linear-time, matrix-product) form; decode the recurrence; both
+  // split the value heads over the threads.
   void gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                         const float* beta, float eps, float* state, float* out) override;
+  void gated_rms_norm(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
+                      float eps, float* y) override;
 
  private:
+  // Runs fn(begin, end) over [0, n) on the pool, or inline when `work` (a rough count of
+  // element operations) is too small to repay waking the workers.
+  template <class Fn>
+  void split(int64_t n, int64_t grain, int64_t work, Fn&& fn);
+  void chunked_delta_rule_heads(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
+                                const float* g, const float* beta, float eps, float* state,
+                                float* out);
+
+  const KernelTable* table_;
   ThreadPool pool_;
   std::vector<uint8_t> act_;  // activations in the dot-product format; grows, never shrinks
+  std::vector<std::vector<float>> head_scratch_;  // per thread: one head's chunked-rule inputs
 };
 
 }  // namespace kz

@@ -25,14 +25,17 @@ KernelTable reference_table() {
 
 }  // namespace
 
+KernelTable build_kernel_table(const CpuFeatures& features) {
+  KernelTable t = reference_table();
+  t.features = features;
+  t.isa = features.describe();
+  add_x86_kernels(t);
+  add_arm_kernels(t);
+  return t;
+}
+
 const KernelTable& kernel_table() {
-  static const KernelTable table = [] {
-    KernelTable t = reference_table();
-    t.isa = cpu_features().describe();
-    add_x86_kernels(t);
-    add_arm_kernels(t);
-    return t;
-  }();
+  static const KernelTable table = build_kernel_table(cpu_features());
   return table;
 }
 
@@ -41,7 +44,9 @@ std::string describe(const KernelTable& table) {
   out << "isa: " << table.isa << "\n";
   for (uint32_t id = 0; id < kDTypeCount; ++id)
     if (table.matmul[id].gemv)
-      out << dtype_name(static_cast<DType>(id)) << ": " << table.matmul[id].name << "\n";
+      out << dtype_name(static_cast<DType>(id)) << ": " << table.matmul[id].name
+          << (table.matmul[id].gemm ? " +gemm" : "") << "\n";
+  out << "ops: " << table.ops.isa << "\n";
   return out.str();
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "backend/backend.h"
+#include "base/cpu_features.h"
 #include "quant/types.h"
 
 namespace kz {
@@ -19,16 +21,54 @@ struct MatmulKernel {
   // y[r] = dot(weight row r, act) for r in [0, n_rows); rows are row_bytes apart.
   void (*gemv)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
                float* y) = nullptr;
+  // Optional matrix-matrix form for prefill: y[t * y_stride + r] = dot(weight row r, act row t)
+  // for t in [0, n_tok), r in [0, n_rows); activation rows are act_row_bytes apart. Each weight
+  // block is loaded once for several tokens; every output equals gemv's bit for bit. Null: the
+  // backend calls gemv once per token.
+  void (*gemm)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
+               uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
+               int64_t y_stride) = nullptr;
   const char* name = "";  // e.g. "q4_0_q8_0 avx2"
+};
+
+// Vectorized versions of the non-matmul ops, each with the signature and semantics of the
+// matching Backend op (backend/backend.h) unless noted. Null: the cpu backend runs the reference
+// kernel (kernels/ref). The cpu backend splits the work over its threads.
+struct OpKernels {
+  void (*rms_norm)(const float* x, const float* w, int64_t n, int64_t rows, float eps,
+                   float* y) = nullptr;
+  void (*rope_neox)(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
+                    const int32_t* pos, float freq_base) = nullptr;
+  void (*swiglu)(const float* gate, const float* up, int64_t n, float* y) = nullptr;
+  void (*silu)(float* x, int64_t n) = nullptr;
+  void (*add)(float* x, const float* y, int64_t n) = nullptr;
+  void (*mul_sigmoid)(float* x, const float* gate, int64_t n) = nullptr;
+  // Attention for the (query token, query head) pairs i in [begin, end), i = t * n_head + h.
+  void (*attention)(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+                    float scale, float* out, int64_t begin, int64_t end) = nullptr;
+  void (*ssm_conv)(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+                   float* state, float* out) = nullptr;
+  void (*gated_rms_norm)(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
+                         float eps, float* y) = nullptr;
+  // One token of the gated delta rule recurrence for value heads [h_begin, h_end).
+  void (*delta_rule_decode)(const DeltaNetDims& dims, const float* qkv, const float* g,
+                            const float* beta, float eps, float* state, float* out, int h_begin,
+                            int h_end) = nullptr;
+  const char* isa = "ref";  // which ISA the non-null entries are written for
 };
 
 struct KernelTable {
   MatmulKernel matmul[kDTypeCount];  // indexed by weight DType id; gemv null if unsupported
-  std::string isa;                   // features the table was built for
+  OpKernels ops;
+  CpuFeatures features;  // what the ISA folders may use (add_*_kernels read this)
+  std::string isa;       // features the table was built for
 };
 
 // Built on first use from cpu_features() (which honours KAZEIA_CPU_FEATURES).
 const KernelTable& kernel_table();
+// A table for the given features (a subset of the CPU's): tests compare every ISA's kernels
+// within one process.
+KernelTable build_kernel_table(const CpuFeatures& features);
 // One line per weight type: "q4_0: q4_0_q8_0 avx2", for logs and bench lines.
 std::string describe(const KernelTable& table);
 

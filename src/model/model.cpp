@@ -1,10 +1,30 @@
 #include "model/model.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "model/qwen3.h"
 #include "model/qwen35.h"
 
 namespace kz {
+
+namespace {
+
+uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t fingerprint_of(const gguf::File& f) {
+  const auto bytes = f.bytes();
+  uint64_t h = fnv1a(0xcbf29ce484222325ull, bytes.data(), std::min<uint64_t>(f.data_offset(), bytes.size()));
+  for (const auto& t : f.tensors()) h = fnv1a(h, t.data, std::min<uint64_t>(t.nbytes, 64));
+  return h;
+}
+
+}  // namespace
+
+Model::Model(gguf::File file) : file_(std::move(file)), fingerprint_(fingerprint_of(file_)) {}
 
 std::unique_ptr<Model> Model::load(const std::string& path) {
   gguf::File file = gguf::File::open(path);

@@ -33,6 +33,9 @@ class Model {
 
   const gguf::File& file() const { return file_; }
   const ModelInfo& info() const { return info_; }
+  // Identifies the file's architecture, hyper-parameters, tensors and weights (a hash of the
+  // header and a sample of every tensor), so saved states are only restored into their model.
+  uint64_t fingerprint() const { return fingerprint_; }
 
   // A zeroed state for a sequence of up to n_ctx tokens; K/V cache types F32 or F16.
   virtual SequenceState new_state(int64_t n_ctx, DType k_type, DType v_type) const = 0;
@@ -46,7 +49,7 @@ class Model {
   static constexpr int64_t kMaxBatch = 512;
 
  protected:
-  explicit Model(gguf::File file) : file_(std::move(file)) {}
+  explicit Model(gguf::File file);
   // One batch at positions state.n_past..; logits for every row if all_logits, else the last;
   // `logits` null: skip the output head (an early batch of a long prompt).
   virtual void forward(Backend& backend, SequenceState& state, Scratch& scratch,
@@ -54,6 +57,7 @@ class Model {
 
   gguf::File file_;
   ModelInfo info_;
+  uint64_t fingerprint_ = 0;
 };
 
 }  // namespace kz

@@ -1,10 +1,77 @@
 // x86-64 entries of the kernel table (kernels/kernel_table.h). Compiled on every architecture;
-// the ISA-specific kernels live in files named *_avx2.cpp / *_avx512.cpp, compiled with their
-// own flags (CMakeLists.txt) and only reached when cpu_features() reports the ISA.
+// the ISA-specific kernels live in files named *_avx2.cpp / *_avx512*.cpp, compiled with their
+// own flags (CMakeLists.txt) and only reached when the table's features report the ISA.
+//
+// Per ISA (weight type: kernel; every other type keeps its reference entry):
+//   avx2+fma+f16c  f32/f16/bf16: gemv_*__avx2; q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0
+//                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni (same bits as __avx2)
 #include "kernels/kernel_table.h"
+#include <cstdlib>
+#include <string>
+
+#if defined(__x86_64__)
+#include "kernels/x86/kernels_avx2.h"
+#include "kernels/x86/ops_avx2.h"
+#endif
 
 namespace kz {
 
-void add_x86_kernels(KernelTable& table) { (void)table; }
+#if defined(__x86_64__)
+namespace {
+
+void set(KernelTable& t, DType type, decltype(MatmulKernel::gemv) gemv,
+         decltype(MatmulKernel::gemm) gemm, const char* name) {
+  MatmulKernel& k = t.matmul[static_cast<uint32_t>(type)];
+  k.gemv = gemv;
+  k.gemm = gemm;
+  k.name = name;
+}
+
+void add_avx2(KernelTable& t) {
+  using namespace x86;
+  set(t, DType::F32, gemv_f32_f32__avx2, nullptr, "gemv_f32_f32__avx2");
+  set(t, DType::F16, gemv_f16_f16__avx2, nullptr, "gemv_f16_f16__avx2");
+  set(t, DType::BF16, gemv_bf16_bf16__avx2, nullptr, "gemv_bf16_bf16__avx2");
+  set(t, DType::Q4_0, gemv_q4_0_q8_0__avx2, gemm_q4_0_q8_0_4x2__avx2, "q4_0_q8_0 avx2");
+  set(t, DType::Q8_0, gemv_q8_0_q8_0__avx2, gemm_q8_0_q8_0_4x2__avx2, "q8_0_q8_0 avx2");
+  set(t, DType::Q4_K, gemv_q4_K_q8_K__avx2, gemm_q4_K_q8_K_4x1__avx2, "q4_K_q8_K avx2");
+  set(t, DType::Q5_K, gemv_q5_K_q8_K__avx2, gemm_q5_K_q8_K_4x1__avx2, "q5_K_q8_K avx2");
+  set(t, DType::Q6_K, gemv_q6_K_q8_K__avx2, gemm_q6_K_q8_K_4x1__avx2, "q6_K_q8_K avx2");
+  for (MatmulKernel& k : t.matmul)
+    if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
+  t.ops = ops_avx2();
+  if (const char* e = std::getenv("KZ_EXP")) {  // TEMP experiment
+    std::string x = e;
+    if (x.find("noattn") != std::string::npos) t.ops.attention = nullptr;
+    if (x.find("nosilu") != std::string::npos) t.ops.swiglu = nullptr, t.ops.silu = nullptr, t.ops.mul_sigmoid = nullptr, t.ops.gated_rms_norm = nullptr;
+    if (x.find("nonorm") != std::string::npos) t.ops.rms_norm = nullptr;
+    if (x.find("norope") != std::string::npos) t.ops.rope_neox = nullptr;
+    if (x.find("nodelta") != std::string::npos) t.ops.delta_rule_decode = nullptr;
+    if (x.find("noops") != std::string::npos) t.ops = OpKernels{};
+  }
+}
+
+void add_avx512vnni(KernelTable& t) {
+  using namespace x86;
+  set(t, DType::Q4_0, gemv_q4_0_q8_0__avx512vnni, gemm_q4_0_q8_0_4x2__avx512vnni,
+      "q4_0_q8_0 avx512vnni");
+  set(t, DType::Q8_0, gemv_q8_0_q8_0__avx512vnni, gemm_q8_0_q8_0_4x2__avx512vnni,
+      "q8_0_q8_0 avx512vnni");
+}
+
+}  // namespace
+
+void add_x86_kernels(KernelTable& table) {
+  const CpuFeatures& f = table.features;
+  if (!(f.avx2 && f.fma && f.f16c)) return;
+  add_avx2(table);
+  if (f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni) add_avx512vnni(table);
+}
+#else
+void add_x86_kernels(KernelTable& table) {
+  (void)table;
+}
+#endif
 
 }  // namespace kz

@@ -41,8 +41,12 @@ final class Native {
 
   static native void sessionFree(long session);
 
-  /** messages: role, content, reasoning content (null allowed) for each message in turn. */
-  static native GenerateResult generate(long session, String[] messages, float temperature,
+  /**
+   * Generates from messages (role, content, reasoning content or null, for each in turn) or, if
+   * prompt is not null, from those token ids.
+   */
+  static native GenerateResult generate(long session, String[] messages, int[] prompt,
+      float temperature,
       int topK, float topP, float minP, float repeatPenalty, int repeatLastN,
       float presencePenalty, long seed, int maxTokens, String[] stop, boolean enableThinking,
       boolean addGenerationPrompt, boolean reusePrefix, Session.PieceSink sink);

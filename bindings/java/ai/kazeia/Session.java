@@ -42,11 +42,25 @@ public final class Session implements AutoCloseable {
       flat[3 * i + 1] = m.content;
       flat[3 * i + 2] = m.reasoningContent;
     }
+    return run(flat, null, params, listener);
+  }
+
+  /** The same from token ids, without chat formatting. */
+  public synchronized GenerateResult generateTokens(int[] prompt, GenerateParams params,
+      TokenListener listener) {
+    Objects.requireNonNull(prompt, "prompt");
+    Objects.requireNonNull(params, "params");
+    return run(null, prompt, params, listener);
+  }
+
+  private GenerateResult run(String[] messages, int[] prompt, GenerateParams params,
+      TokenListener listener) {
     String[] stop = params.stop == null ? new String[0] : params.stop.toArray(new String[0]);
-    return Native.generate(open(), flat, params.temperature, params.topK, params.topP,
-        params.minP, params.repeatPenalty, params.repeatLastN, params.presencePenalty,
-        params.seed, params.maxTokens, stop, params.enableThinking, params.addGenerationPrompt,
-        params.reusePrefix, listener == null ? null : new PieceSink(listener));
+    return Native.generate(open(), messages, prompt, params.temperature, params.topK,
+        params.topP, params.minP, params.repeatPenalty, params.repeatLastN,
+        params.presencePenalty, params.seed, params.maxTokens, stop, params.enableThinking,
+        params.addGenerationPrompt, params.reusePrefix,
+        listener == null ? null : new PieceSink(listener));
   }
 
   /** Makes a running generate() stop at the next token; safe from any thread, a no-op if closed. */

@@ -1,0 +1,193 @@
+// Session: one conversation's state and the generation loop. The app may pass the whole history
+// every call; the session's Sequence keeps what it computed, so only new tokens are prefilled.
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "api/engine.h"
+#include "api/stop_strings.h"
+#include "backend/factory.h"
+#include "base/error.h"
+#include "base/timer.h"
+#include "model/model.h"
+#include "runtime/sequence.h"
+#include "runtime/state_image.h"
+#include "text/detokenizer.h"
+#include "text/tokenizer.h"
+
+namespace kz {
+namespace {
+
+DType cache_type(const std::string& name, const char* what) {
+  if (name == "f32") return DType::F32;
+  if (name == "f16") return DType::F16;
+  fail("invalid ", what, " '", name, "' (expected f32 or f16)");
+}
+
+int resolve_threads(int n) {
+  if (n < 0) fail("invalid thread count ", n);
+  return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+class SessionImpl {
+ public:
+  SessionImpl(std::shared_ptr<const Engine> engine, const SessionParams& p)
+      : engine_(std::move(engine)),
+        backend_(make_backend(p.backend, resolve_threads(p.n_threads))),
+        seq_(engine_->model(), p.n_ctx, cache_type(p.k_type, "K cache type"),
+             cache_type(p.v_type, "V cache type"),
+             CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
+
+  GenerateResult generate(std::span<const int32_t> prompt, std::span<const int64_t> boundaries,
+                          const GenerateParams& params, const TokenCallback& on_text);
+
+  std::shared_ptr<const Engine> engine_;
+  std::unique_ptr<Backend> backend_;
+  Sequence seq_;
+  Scratch scratch_;
+  std::vector<float> logits_;
+  std::atomic<bool> cancel_{false};
+};
+
+GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
+                                     std::span<const int64_t> boundaries,
+                                     const GenerateParams& params, const TokenCallback& on_text) {
+  const Model& model = engine_->model();
+  const Tokenizer& tok = engine_->tokenizer();
+  if (prompt.empty()) fail("the prompt is empty");
+  if (params.max_tokens < 0) fail("invalid max_tokens ", params.max_tokens);
+  for (int32_t t : prompt)
+    if (t < 0 || t >= model.info().n_vocab) fail("token id ", t, " out of range");
+  if (int64_t(prompt.size()) >= seq_.n_ctx())
+    fail("context overflow: the prompt is ", prompt.size(), " tokens, the context holds ",
+         seq_.n_ctx());
+  Sampler sampler(params.sampling, int(model.info().n_vocab));
+  StopStringFilter stops(params.stop);
+
+  Timer timer;
+  GenerateResult res;
+  res.prompt_tokens = int64_t(prompt.size());
+  if (!params.reuse_prefix) seq_.reset();
+  res.cached_tokens = seq_.resume(prompt);
+  res.prefill_tokens = res.prompt_tokens - res.cached_tokens;
+  // Also checkpoint one token before the end of the prompt, so a call with the same history
+  // (a regenerated answer) recomputes only the last token.
+  std::vector<int64_t> marks(boundaries.begin(), boundaries.end());
+  marks.push_back(res.prompt_tokens - 1);
+  seq_.append(*backend_, scratch_, prompt.subspan(res.cached_tokens), marks, logits_);
+  seq_.checkpoint();  // the end of the prompt: where the next turn's history diverges
+  res.prefill_s = timer.seconds();
+  const size_t window = std::max(0, params.sampling.repeat_last_n);
+  for (size_t i = prompt.size() > window ? prompt.size() - window : 0; i < prompt.size(); ++i)
+    sampler.accept(prompt[i]);
+
+  Detokenizer detok(tok);
+  Timer decode_timer;
+  auto emit = [&](const std::string& text) {
+    if (text.empty()) return true;
+    res.text += text;
+    return on_text ? on_text(text) : true;
+  };
+  res.stop = StopReason::MaxTokens;
+  while (int64_t(res.tokens.size()) < params.max_tokens) {
+    if (cancel_.load()) {
+      res.stop = StopReason::Cancelled;
+      break;
+    }
+    const int32_t next = sampler.sample(logits_);
+    sampler.accept(next);
+    if (res.tokens.empty()) res.ttft_s = timer.seconds();
+    res.tokens.push_back(next);
+    if (tok.is_end_of_generation(next)) {
+      res.stop = StopReason::EndOfTurn;
+      break;
+    }
+    if (!emit(stops.push(detok.push(next)))) {
+      res.stop = StopReason::Cancelled;
+      break;
+    }
+    if (stops.stopped()) {
+      res.stop = StopReason::StopString;
+      break;
+    }
+    if (int64_t(res.tokens.size()) == params.max_tokens) break;
+    if (seq_.n_past() + 1 > seq_.n_ctx()) {
+      res.stop = StopReason::ContextFull;
+      break;
+    }
+    seq_.append(*backend_, scratch_, std::span(&next, 1), {}, logits_);
+  }
+  if (res.stop != StopReason::StopString && res.stop != StopReason::Cancelled)
+    emit(stops.push(detok.flush()) + stops.flush());
+  seq_.checkpoint();  // the end of the answer
+  res.decode_s = decode_timer.seconds();
+  cancel_.store(false);  // a cancel is consumed by the call it stopped (or the next one)
+  return res;
+}
+
+Session::Session(std::shared_ptr<const Engine> engine, const SessionParams& params)
+    : impl_(std::make_unique<SessionImpl>(std::move(engine), params)) {}
+
+Session::~Session() = default;
+
+GenerateResult Session::generate(std::span<const ChatMessage> messages,
+                                 const GenerateParams& params, const TokenCallback& on_text) {
+  const Engine& engine = *impl_->engine_;
+  const std::string text = engine.render(messages, params);
+  const std::vector<int32_t> prompt = engine.tokenizer().encode(text, true);
+  // Every message starts with <|im_start|>: checkpoint there, where histories branch.
+  std::vector<int64_t> boundaries;
+  const int32_t im_start = engine.tokenizer().find_token("<|im_start|>");
+  for (size_t i = 0; i < prompt.size(); ++i)
+    if (prompt[i] == im_start) boundaries.push_back(int64_t(i));
+  return impl_->generate(prompt, boundaries, params, on_text);
+}
+
+GenerateResult Session::generate_tokens(std::span<const int32_t> prompt,
+                                        const GenerateParams& params,
+                                        const TokenCallback& on_text) {
+  return impl_->generate(prompt, {}, params, on_text);
+}
+
+void Session::cancel() { impl_->cancel_.store(true); }
+
+void Session::reset() { impl_->seq_.reset(); }
+
+std::vector<uint8_t> Session::save_state() const {
+  return save_state_image(impl_->engine_->model(), impl_->seq_.state(), impl_->seq_.tokens(),
+                          impl_->seq_.checkpoints());
+}
+
+void Session::load_state(std::span<const uint8_t> image) {
+  RestoredState r = load_state_image(impl_->engine_->model(), image, impl_->seq_.n_ctx());
+  impl_->seq_.replace(std::move(r.state), std::move(r.tokens), std::move(r.checkpoints));
+}
+
+void Session::save_state_file(const std::string& path) const {
+  const auto image = save_state();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(image.data()), std::streamsize(image.size()));
+  if (!out) fail(path, ": cannot write state file");
+}
+
+void Session::load_state_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, ": cannot open state file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  const std::string bytes = s.str();
+  try {
+    load_state(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+}
+
+const std::vector<int32_t>& Session::tokens() const { return impl_->seq_.tokens(); }
+
+uint64_t Session::checkpoint_bytes() const { return impl_->seq_.checkpoint_bytes(); }
+
+}  // namespace kz

@@ -1,0 +1,44 @@
+// The AVX2 (+FMA, F16C) and AVX-512 VNNI kernels of the kernel table (kernels/kernel_table.h),
+// defined in the *_avx2.cpp / *_avx512vnni.cpp files of this folder. Names: operation, weight
+// format, activation format, ISA. gemv/gemm signatures are MatmulKernel's.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/backend.h"
+
+namespace kz::x86 {
+
+#define KZ_X86_GEMV(name)                                                                     \
+  void name(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n, \
+            float* y)
+#define KZ_X86_GEMM(name)                                                          \
+  void name(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, \
+            uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride)
+
+// Activation converters (same bytes as kernels/ref/vec_dot.h activation_quantizer).
+void quantize_q8_0__avx2(const float* x, void* dst, int64_t n);
+
+KZ_X86_GEMV(gemv_f32_f32__avx2);
+KZ_X86_GEMV(gemv_f16_f16__avx2);
+KZ_X86_GEMV(gemv_bf16_bf16__avx2);
+KZ_X86_GEMV(gemv_q4_0_q8_0__avx2);
+KZ_X86_GEMM(gemm_q4_0_q8_0_4x2__avx2);
+KZ_X86_GEMV(gemv_q8_0_q8_0__avx2);
+KZ_X86_GEMM(gemm_q8_0_q8_0_4x2__avx2);
+KZ_X86_GEMV(gemv_q4_K_q8_K__avx2);
+KZ_X86_GEMM(gemm_q4_K_q8_K_4x1__avx2);
+KZ_X86_GEMV(gemv_q5_K_q8_K__avx2);
+KZ_X86_GEMM(gemm_q5_K_q8_K_4x1__avx2);
+KZ_X86_GEMV(gemv_q6_K_q8_K__avx2);
+KZ_X86_GEMM(gemm_q6_K_q8_K_4x1__avx2);
+
+KZ_X86_GEMV(gemv_q4_0_q8_0__avx512vnni);
+KZ_X86_GEMM(gemm_q4_0_q8_0_4x2__avx512vnni);
+KZ_X86_GEMV(gemv_q8_0_q8_0__avx512vnni);
+KZ_X86_GEMM(gemm_q8_0_q8_0_4x2__avx512vnni);
+
+#undef KZ_X86_GEMV
+#undef KZ_X86_GEMM
+
+}  // namespace kz::x86

@@ -1,0 +1,30 @@
+// The AVX2 (+FMA, F16C) versions of the non-matmul ops (kernels/kernel_table.h: OpKernels).
+// rms_norm and rope_neox give the reference's bits (same f32 operations, no contraction); the
+// ops with exponentials use a vector exp within a few ulp of std::exp; attention and the delta
+// rule sum in a different order than the reference (vector lanes, FMA).
+#pragma once
+
+#include "kernels/kernel_table.h"
+
+namespace kz::x86 {
+
+OpKernels ops_avx2();
+
+void rms_norm__avx2(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y);
+void rope_neox__avx2(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
+                     const int32_t* pos, float freq_base);
+void swiglu__avx2(const float* gate, const float* up, int64_t n, float* y);
+void silu__avx2(float* x, int64_t n);
+void add__avx2(float* x, const float* y, int64_t n);
+void mul_sigmoid__avx2(float* x, const float* gate, int64_t n);
+void gated_rms_norm__avx2(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
+                          float eps, float* y);
+// Fused causal attention with an online softmax over blocks of keys; F32 or F16 K/V.
+void attention_f32_f16_kv__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                                int n_head, float scale, float* out, int64_t begin, int64_t end);
+// One token of the gated delta rule, one pass over each head's state.
+void delta_rule_decode__avx2(const DeltaNetDims& dims, const float* qkv, const float* g,
+                             const float* beta, float eps, float* state, float* out, int h_begin,
+                             int h_end);
+
+}  // namespace kz::x86

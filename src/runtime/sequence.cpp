@@ -1,0 +1,98 @@
+#include "runtime/sequence.h"
+
+#include <algorithm>
+
+namespace kz {
+
+Sequence::Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type,
+                   CheckpointPolicy policy)
+    : model_(model), policy_(policy), state_(model.new_state(n_ctx, k_type, v_type)) {}
+
+int64_t Sequence::resume(std::span<const int32_t> tokens) {
+  const int64_t limit = std::min<int64_t>(tokens_.size(), int64_t(tokens.size()) - 1);
+  int64_t common = 0;
+  while (common < limit && tokens_[common] == tokens[common]) ++common;
+  int64_t keep = common;
+  if (has_recurrent_layers() && keep < state_.n_past) {
+    // Checkpoints past the common prefix describe another continuation: drop them.
+    while (!checkpoints_.empty() && checkpoints_.back().n_past > keep) checkpoints_.pop_back();
+    if (checkpoints_.empty()) {
+      keep = 0;
+      clear_recurrent();
+    } else {
+      keep = checkpoints_.back().n_past;
+      state_.recur = checkpoints_.back().recur;
+    }
+  }
+  state_.n_past = keep;
+  tokens_.resize(keep);
+  return keep;
+}
+
+void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
+                      std::span<const int64_t> boundaries, std::vector<float>& logits) {
+  const int64_t end = state_.n_past + int64_t(tokens.size());
+  size_t done = 0;
+  while (done < tokens.size()) {
+    // Evaluate up to the next checkpoint position (or the end).
+    int64_t stop = end;
+    if (has_recurrent_layers()) {
+      for (int64_t b : boundaries)
+        if (b > state_.n_past && b < stop) stop = b;
+      if (policy_.interval > 0) {
+        const int64_t next = (state_.n_past / policy_.interval + 1) * policy_.interval;
+        if (next < stop) stop = next;
+      }
+    }
+    const size_t n = size_t(stop - state_.n_past);
+    const auto part = tokens.subspan(done, n);
+    model_.eval(backend, state_, scratch, part, false, logits);
+    tokens_.insert(tokens_.end(), part.begin(), part.end());
+    done += n;
+    if (stop < end) checkpoint();
+  }
+}
+
+void Sequence::checkpoint() {
+  if (!has_recurrent_layers()) return;
+  if (!checkpoints_.empty() && checkpoints_.back().n_past == state_.n_past) return;
+  checkpoints_.push_back({state_.n_past, state_.recur});
+  evict_over_budget();
+}
+
+void Sequence::evict_over_budget() {
+  // Keep at least the newest checkpoint, whatever the budget.
+  while (checkpoints_.size() > 1 && checkpoint_bytes() > policy_.budget_bytes)
+    checkpoints_.erase(checkpoints_.begin());
+}
+
+void Sequence::reset() {
+  checkpoints_.clear();
+  tokens_.clear();
+  state_.n_past = 0;
+  clear_recurrent();
+}
+
+void Sequence::clear_recurrent() {
+  for (auto& r : state_.recur) {
+    std::fill(r.conv.begin(), r.conv.end(), 0.0f);
+    std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
+  }
+}
+
+void Sequence::replace(SequenceState state, std::vector<int32_t> tokens,
+                       std::vector<Checkpoint> checkpoints) {
+  state_ = std::move(state);
+  tokens_ = std::move(tokens);
+  checkpoints_ = std::move(checkpoints);
+  checkpoint();
+}
+
+uint64_t Sequence::checkpoint_bytes() const {
+  uint64_t bytes = 0;
+  for (const auto& c : checkpoints_)
+    for (const auto& r : c.recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
+  return bytes;
+}
+
+}  // namespace kz

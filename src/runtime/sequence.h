@@ -1,0 +1,73 @@
+// A sequence the engine keeps between calls: the state of the tokens evaluated so far, and
+// checkpoints of its recurrent layers so that a later call sharing only a prefix of those tokens
+// can resume from the prefix instead of recomputing everything ("never recompute").
+//
+// Attention layers roll back for free: positions past the kept prefix are simply overwritten.
+// Recurrent (Gated DeltaNet) layers cannot roll back, so a checkpoint stores their state after
+// position p; resuming at a prefix of length L restores the latest checkpoint with p <= L.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backend/backend.h"
+#include "model/model.h"
+
+namespace kz {
+
+// The recurrent layers' state after the first n_past tokens.
+struct Checkpoint {
+  int64_t n_past = 0;
+  std::vector<RecurrentState> recur;
+};
+
+struct CheckpointPolicy {
+  int64_t interval = 256;                 // also checkpoint every N tokens (0: boundaries only)
+  uint64_t budget_bytes = 256ull << 20;   // oldest checkpoints are dropped beyond this
+};
+
+class Sequence {
+ public:
+  Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type,
+           CheckpointPolicy policy);
+
+  // Keeps the longest prefix of `tokens` this sequence can resume from, at most
+  // tokens.size() - 1 tokens (the last token is always evaluated, to produce logits). Returns
+  // the number of tokens kept; the caller evaluates the rest with append().
+  int64_t resume(std::span<const int32_t> tokens);
+
+  // Evaluates tokens after the current ones, checkpointing the recurrent state at each position
+  // in `boundaries` (absolute positions, e.g. message starts) and every policy.interval tokens.
+  // Writes the last token's logits.
+  void append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
+              std::span<const int64_t> boundaries, std::vector<float>& logits);
+
+  // Checkpoints the current position (e.g. at the end of a generated answer).
+  void checkpoint();
+  void reset();
+
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  int64_t n_past() const { return state_.n_past; }
+  int64_t n_ctx() const { return state_.n_ctx; }
+  const SequenceState& state() const { return state_; }
+  // Replaces the state, token history and checkpoints (restored from a saved image).
+  void replace(SequenceState state, std::vector<int32_t> tokens,
+               std::vector<Checkpoint> checkpoints);
+  const std::vector<Checkpoint>& checkpoints() const { return checkpoints_; }
+  uint64_t checkpoint_bytes() const;
+  size_t checkpoint_count() const { return checkpoints_.size(); }
+
+ private:
+  bool has_recurrent_layers() const { return !state_.recur.empty(); }
+  void evict_over_budget();
+  void clear_recurrent();
+
+  const Model& model_;
+  CheckpointPolicy policy_;
+  SequenceState state_;
+  std::vector<int32_t> tokens_;          // tokens_[i] is at position i; size() == n_past
+  std::vector<Checkpoint> checkpoints_;  // ascending n_past
+};
+
+}  // namespace kz
