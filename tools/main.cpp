@@ -21,6 +21,9 @@ constexpr Command kCommands[] = {
     {"tokenize", kz::cli::cmd_tokenize, "turn text into token ids and back"},
     {"logits", kz::cli::cmd_logits, "print the logits of a token sequence as JSON"},
     {"mkmodel", kz::cli::cmd_mkmodel, "write a synthetic model with random weights"},
+    {"perplexity", kz::cli::cmd_perplexity, "perplexity of a model over a text file"},
+    {"chat", kz::cli::cmd_chat, "interactive multi-turn chat"},
+    {"bench", kz::cli::cmd_bench, "measure prompt processing, generation and multi-turn reuse"},
 };
 
 void usage(FILE* out) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Kazeia-Engine needs to build and test, if any is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev   # tests and micro-benchmarks
+  libpcre2-dev                                  # Unicode-aware regex for the pre-tokenizer
+  nlohmann-json3-dev                            # fixtures in tests
+  python3 python3-jinja2                        # chat templates rendered by real Jinja in tests
+  openjdk-17-jdk-headless                       # JNI bindings and their Java test
+  g++-aarch64-linux-gnu qemu-user               # ARM64 cross build, tests under emulation
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

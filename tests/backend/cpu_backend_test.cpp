@@ -1,0 +1,253 @@
+// Every Backend op of CpuBackend against RefBackend (the oracle) on random inputs of model-like
+// shapes, odd sizes included, for each kernel-table level the CPU has: scalar (reference kernels
+// only, as with KAZEIA_CPU_FEATURES=scalar), avx2 (KAZEIA_CPU_FEATURES=avx2,fma,f16c) and
+// avx512vnni. The levels are built in-process with build_kernel_table() from the CPU's features
+// cut down, so one run of this binary covers every path the CPU can take; a level the CPU lacks
+// is skipped. Each op is also run with 1 and 2 threads.
+#include "backend/cpu_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/half.h"
+#include "kernels/ref/vec_dot.h"
+#include "quant/quant.h"
+
+namespace kz {
+namespace {
+
+// Tolerances, as relative RMS over the output (and per element where noted).
+// Same f32 operations as the reference, only the double-precision sum of squares is reordered.
+constexpr double kSameOpsTol = 1e-6;
+// Vector exp within a few ulp of std::exp.
+constexpr double kExpTol = 1e-5;
+// Dot products over up to 4096 keys / 256 dims summed in lanes with FMA, online softmax.
+constexpr double kReorderedSumTol = 2e-5;
+// Matmul against the reference dot products on the same rounded activations: f32 block sums in
+// another order (tests/kernels/x86_matmul_test.cpp bounds them per element).
+constexpr double kMatmulTol = 1e-5;
+
+enum class Level { kScalar, kAvx2, kAvx512Vnni };
+
+std::optional<CpuFeatures> features_for(Level level) {
+  CpuFeatures f = cpu_features();
+  if (level == Level::kScalar) return CpuFeatures{};
+  if (!(f.avx2 && f.fma && f.f16c)) return std::nullopt;
+  if (level == Level::kAvx2) {
+    f.avx512f = f.avx512bw = f.avx512vl = f.avx512vnni = false;
+    return f;
+  }
+  if (!(f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni)) return std::nullopt;
+  return f;
+}
+
+std::vector<float> random(int64_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+double rel_rms(const std::vector<float>& got, const std::vector<float>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    num += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+    den += double(want[i]) * want[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// First differing pair and the worst difference, for failure messages.
+std::string describe(const std::vector<float>& got, const std::vector<float>& want) {
+  size_t worst = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > std::fabs(got[worst] - want[worst])) worst = i;
+  return "worst at " + std::to_string(worst) + ": " + std::to_string(got[worst]) + " vs " +
+         std::to_string(want[worst]);
+}
+
+#define EXPECT_CLOSE(got, want, tol) EXPECT_LE(rel_rms(got, want), tol) << describe(got, want)
+
+struct Param {
+  Level level;
+  int threads;
+};
+
+class CpuVsRef : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    auto f = features_for(GetParam().level);
+    if (!f) GTEST_SKIP() << "CPU lacks this level";
+    table_ = build_kernel_table(*f);
+    cpu_.emplace(GetParam().threads, &table_);
+  }
+  KernelTable table_;
+  std::optional<CpuBackend> cpu_;
+  RefBackend ref_;
+};
+
+TEST_P(CpuVsRef, Matmul) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q8_0, DType::Q4_K,
+                  DType::Q5_K, DType::Q6_K}) {
+    for (auto [cols, rows, n_tok] : {std::tuple<int64_t, int64_t, int64_t>{256, 37, 1},
+                                     {512, 64, 5},
+                                     {1024, 133, 9},
+                                     {2048, 16, 2}}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::to_string(rows) + "x" +
+                   std::to_string(cols) + " tokens " + std::to_string(n_tok));
+      const uint64_t rb = row_bytes(t, cols);
+      std::vector<uint8_t> w(rb * rows);
+      for (int64_t r = 0; r < rows; ++r)
+        quantize_row(t, random(cols, uint32_t(r + 1)).data(), w.data() + r * rb, cols);
+      const Matrix m{t, cols, rows, w.data(), rb, "w"};
+      const auto x = random(cols * n_tok, 99, 2.0f);
+      std::vector<float> got(rows * n_tok), want(rows * n_tok);
+      cpu_->matmul(m, x.data(), n_tok, got.data());
+      // The reference dot products on activations rounded the same way.
+      const DType at = ref::vec_dot_type(t);
+      std::vector<uint8_t> act(row_bytes(at, cols));
+      for (int64_t i = 0; i < n_tok; ++i) {
+        ref::quantize_activation(at, x.data() + i * cols, act.data(), cols);
+        for (int64_t r = 0; r < rows; ++r)
+          want[i * rows + r] = ref::vec_dot(t, w.data() + r * rb, act.data(), cols);
+      }
+      EXPECT_CLOSE(got, want, kMatmulTol);
+    }
+  }
+}
+
+TEST_P(CpuVsRef, Norms) {
+  for (auto [n, rows] : {std::pair<int64_t, int64_t>{1024, 1}, {1027, 7}, {128, 64}, {5, 3}}) {
+    const auto x = random(n * rows, 1, 3.0f), w = random(n, 2), z = random(n * rows, 3);
+    std::vector<float> got(n * rows), want(n * rows);
+    cpu_->rms_norm(x.data(), w.data(), n, rows, 1e-6f, got.data());
+    ref_.rms_norm(x.data(), w.data(), n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kSameOpsTol);
+    cpu_->rms_norm(x.data(), nullptr, n, rows, 1e-6f, got.data());
+    ref_.rms_norm(x.data(), nullptr, n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kSameOpsTol);
+    cpu_->gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, got.data());
+    ref_.gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kExpTol);
+  }
+}
+
+TEST_P(CpuVsRef, RopeNeox) {
+  for (auto [n_tok, n_head, head_dim, n_rot] : {std::tuple<int64_t, int, int, int>{1, 16, 128, 128},
+                                                {7, 8, 64, 64},
+                                                {3, 4, 256, 64},
+                                                {2, 3, 36, 20}}) {
+    std::vector<int32_t> pos(n_tok);
+    for (int64_t t = 0; t < n_tok; ++t) pos[t] = int32_t(100 + 3 * t);
+    auto got = random(n_tok * n_head * head_dim, 5);
+    auto want = got;
+    cpu_->rope_neox(got.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
+    ref_.rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
+    EXPECT_CLOSE(got, want, kSameOpsTol);
+  }
+}
+
+TEST_P(CpuVsRef, Elementwise) {
+  for (int64_t n : {1, 7, 8, 100, 6144, 100003}) {
+    const auto a = random(n, 7, 4.0f), b = random(n, 8, 4.0f);
+    std::vector<float> got(n), want(n);
+    cpu_->swiglu(a.data(), b.data(), n, got.data());
+    ref_.swiglu(a.data(), b.data(), n, want.data());
+    EXPECT_CLOSE(got, want, kExpTol) << "swiglu " << n;
+    got = a, want = a;
+    cpu_->silu(got.data(), n);
+    ref_.silu(want.data(), n);
+    EXPECT_CLOSE(got, want, kExpTol) << "silu " << n;
+    got = a, want = a;
+    cpu_->add(got.data(), b.data(), n);
+    ref_.add(want.data(), b.data(), n);
+    EXPECT_EQ(got, want) << "add " << n;
+    got = a, want = a;
+    cpu_->mul_sigmoid(got.data(), b.data(), n);
+    ref_.mul_sigmoid(want.data(), b.data(), n);
+    EXPECT_CLOSE(got, want, kExpTol) << "mul_sigmoid " << n;
+  }
+}
+
+TEST_P(CpuVsRef, Attention) {
+  for (DType kv_type : {DType::F32, DType::F16}) {
+    for (auto [n_ctx_used, n_tok, n_head, n_kv, d] :
+         {std::tuple<int64_t, int64_t, int, int, int>{1, 1, 4, 2, 32},
+          {37, 1, 16, 8, 128},
+          {300, 5, 8, 2, 64},
+          {20, 20, 4, 1, 256},
+          {9, 3, 6, 3, 36}}) {
+      SCOPED_TRACE(std::string(dtype_name(kv_type)) + " ctx " + std::to_string(n_ctx_used));
+      const int64_t n_ctx = n_ctx_used, pos0 = n_ctx_used - n_tok;
+      const int64_t row = int64_t(n_kv) * d;
+      std::vector<uint8_t> k(n_ctx * row * 4), v(n_ctx * row * 4);
+      const KvCacheView kv{kv_type, kv_type, k.data(), v.data(), n_ctx, n_kv, d};
+      const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
+      ref_.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
+      const auto q = random(n_tok * n_head * d, 13, 2.0f);
+      std::vector<float> got(q.size()), want(q.size());
+      cpu_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
+      ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
+      EXPECT_CLOSE(got, want, kReorderedSumTol);
+    }
+  }
+}
+
+TEST_P(CpuVsRef, SsmConvAndGates) {
+  const int64_t channels = 1031, n_tok = 6;
+  const int d_conv = 4;
+  const auto x = random(n_tok * channels, 21), w = random(channels * d_conv, 22);
+  auto s_got = random(channels * (d_conv - 1), 23), s_want = s_got;
+  std::vector<float> got(n_tok * channels), want(got.size());
+  cpu_->ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_got.data(), got.data());
+  ref_.ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_want.data(), want.data());
+  EXPECT_CLOSE(got, want, kSameOpsTol);
+  EXPECT_CLOSE(s_got, s_want, kSameOpsTol);
+}
+
+TEST_P(CpuVsRef, GatedDeltaRule) {
+  for (auto [dims, n_tok] : {std::pair<DeltaNetDims, int64_t>{{2, 32, 4, 32}, 1},
+                             {{2, 128, 4, 128}, 1},
+                             {{1, 128, 3, 64}, 1},
+                             {{2, 32, 4, 32}, 70},
+                             {{2, 64, 4, 64}, 9}}) {
+    SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
+    const auto qkv = random(n_tok * dims.conv_dim(), 31);
+    std::vector<float> g(n_tok * dims.n_v), beta(n_tok * dims.n_v);
+    const auto ga = random(g.size(), 32), gb = random(g.size(), 33);
+    for (size_t i = 0; i < g.size(); ++i) {
+      g[i] = -std::log1p(std::exp(ga[i]));  // log decay < 0
+      beta[i] = 1.0f / (1.0f + std::exp(-gb[i]));
+    }
+    auto s_got = random(dims.state_floats(), 34, 0.1f), s_want = s_got;
+    std::vector<float> got(n_tok * dims.value_dim()), want(got.size());
+    cpu_->gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
+                           got.data());
+    ref_.gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_want.data(),
+                          want.data());
+    // The chunked form (prefill) differs from the recurrence by its own rounding (its tests in
+    // delta_net_test.cpp bound it at 1e-4); decode uses reordered sums only.
+    const double tol = n_tok > 1 ? 1e-4 : kReorderedSumTol;
+    EXPECT_CLOSE(got, want, tol);
+    EXPECT_CLOSE(s_got, s_want, tol);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, CpuVsRef,
+                         ::testing::Values(Param{Level::kScalar, 1}, Param{Level::kScalar, 2},
+                                           Param{Level::kAvx2, 1}, Param{Level::kAvx2, 2},
+                                           Param{Level::kAvx512Vnni, 2}),
+                         [](const auto& info) {
+                           const char* names[] = {"scalar", "avx2", "avx512vnni"};
+                           return std::string(names[int(info.param.level)]) + "_" +
+                                  std::to_string(info.param.threads) + "threads";
+                         });
+
+}  // namespace
+}  // namespace kz

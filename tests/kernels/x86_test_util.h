@@ -1,0 +1,62 @@
+// Shared helpers of the x86 kernel tests: kernel tables for one ISA level (skipping when the CPU
+// lacks it) and random rows in a block format.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/cpu_features.h"
+#include "kernels/kernel_table.h"
+#include "quant/quant.h"
+
+namespace kz::testing {
+
+enum class X86Level { kAvx2, kAvx512Vnni };
+
+inline const char* level_name(X86Level l) {
+  return l == X86Level::kAvx2 ? "avx2" : "avx512vnni";
+}
+
+// The CPU's features cut down to one level, or nullopt when the CPU lacks that level.
+inline std::optional<CpuFeatures> features_for(X86Level level) {
+  CpuFeatures f = cpu_features();
+  if (!(f.avx2 && f.fma && f.f16c)) return std::nullopt;
+  if (level == X86Level::kAvx2) {
+    f.avx512f = f.avx512bw = f.avx512vl = f.avx512vnni = false;
+    return f;
+  }
+  if (!(f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni)) return std::nullopt;
+  return f;
+}
+
+#define KZ_TABLE_OR_SKIP(level, table)                                              \
+  auto table##_features = ::kz::testing::features_for(level);                       \
+  if (!table##_features) GTEST_SKIP() << "no " << ::kz::testing::level_name(level); \
+  const ::kz::KernelTable table = ::kz::build_kernel_table(*table##_features)
+
+inline std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (auto& v : x) v = dist(rng);
+  if (n > 5) x[static_cast<size_t>(n / 5)] = 5 * scale;  // an outlier per row
+  return x;
+}
+
+// rows x n random values quantized to t, row after row.
+inline std::vector<uint8_t> random_matrix(DType t, int64_t rows, int64_t n, uint32_t seed) {
+  const uint64_t rb = row_bytes(t, n);
+  std::vector<uint8_t> m(rb * rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto x = random_floats(n, seed + uint32_t(r), 0.5f + 0.1f * float(r % 7));
+    quantize_row(t, x.data(), m.data() + r * rb, n);
+  }
+  return m;
+}
+
+}  // namespace kz::testing

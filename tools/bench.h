@@ -1,0 +1,41 @@
+// Pieces of `kazeia bench`: statistics over repetitions, the memory-bandwidth probe and the
+// multi-turn conversation replay.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kz::cli {
+
+struct Stat {
+  double mean = 0, sd = 0;
+};
+
+inline Stat stat_of(const std::vector<double>& v) {
+  Stat s;
+  if (v.empty()) return s;
+  for (double x : v) s.mean += x;
+  s.mean /= double(v.size());
+  for (double x : v) s.sd += (x - s.mean) * (x - s.mean);
+  s.sd = v.size() > 1 ? std::sqrt(s.sd / double(v.size() - 1)) : 0.0;
+  return s;
+}
+
+// Best-of-3 read bandwidth of a buffer far larger than the caches, in bytes per second.
+double measure_read_bandwidth(int n_threads);
+
+struct ChatReplayResult {
+  std::vector<int64_t> prompt_tokens;       // per turn
+  std::vector<double> ttft_reuse_s;         // per turn, with prefix reuse
+  std::vector<double> ttft_recompute_s;     // per turn, recomputing the whole history
+  std::vector<int64_t> cached_tokens;       // per turn, with reuse
+};
+
+// Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with
+// short generated answers), once with prefix reuse and once recomputing every turn.
+ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
+                             int n_threads, const std::string& backend);
+
+}  // namespace kz::cli

@@ -1,0 +1,36 @@
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "base/timer.h"
+#include "bench.h"
+
+namespace kz::cli {
+
+double measure_read_bandwidth(int n_threads) {
+  const size_t n = size_t(512) << 20 >> 3;  // 512 MiB of uint64
+  std::vector<uint64_t> buf(n, 1);
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<uint64_t> sums(n_threads);
+    Timer t;
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n_threads; ++i)
+      threads.emplace_back([&, i] {
+        const size_t b = n * i / n_threads, e = n * (i + 1) / n_threads;
+        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (size_t k = b; k + 4 <= e; k += 4) s0 += buf[k], s1 += buf[k + 1], s2 += buf[k + 2], s3 += buf[k + 3];
+        sums[i] = s0 + s1 + s2 + s3;
+      });
+    for (auto& th : threads) th.join();
+    const double s = t.seconds();
+    uint64_t total = 0;
+    for (auto x : sums) total += x;
+    if (total == 0) return 0;  // keeps the reads alive
+    best = std::max(best, double(n * sizeof(uint64_t)) / s);
+  }
+  return best;
+}
+
+}  // namespace kz::cli

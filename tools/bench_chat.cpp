@@ -1,0 +1,51 @@
+#include <sstream>
+
+#include "api/engine.h"
+#include "bench.h"
+#include "text/tokenizer.h"
+
+namespace kz::cli {
+namespace {
+
+// A user message of about n tokens: plain words, so the count is stable across vocabularies.
+std::string user_message(const Tokenizer& tok, int turn, int n_tokens) {
+  static const char* words[] = {"the",   "river", "light", "stone", "garden", "morning",
+                                "quiet", "north", "wind",  "table", "bread",  "letter"};
+  std::string text = "Turn " + std::to_string(turn) + ":";
+  for (int i = 0; int64_t(tok.encode(text, false).size()) < n_tokens; ++i)
+    for (int j = 0; j < 8; ++j) text += std::string(" ") + words[(i * 7 + j * 3 + turn) % 12];
+  return text;
+}
+
+}  // namespace
+
+ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
+                             int n_threads, const std::string& backend) {
+  auto engine = Engine::load(model_path);
+  SessionParams sp;
+  sp.n_threads = n_threads;
+  sp.backend = backend;
+  sp.n_ctx = int64_t(turns) * (tokens_per_turn + 64) + 256;
+  Session reuse(engine, sp), recompute(engine, sp);
+  GenerateParams gp;
+  gp.sampling.temperature = 0.0f;
+  gp.max_tokens = 16;
+  GenerateParams gp_recompute = gp;
+  gp_recompute.reuse_prefix = false;
+
+  ChatReplayResult out;
+  std::vector<ChatMessage> history = {{"system", "You are a helpful assistant.", ""}};
+  for (int t = 0; t < turns; ++t) {
+    history.push_back({"user", user_message(engine->tokenizer(), t, tokens_per_turn), ""});
+    const GenerateResult a = reuse.generate(history, gp);
+    const GenerateResult b = recompute.generate(history, gp_recompute);
+    out.prompt_tokens.push_back(a.prompt_tokens);
+    out.ttft_reuse_s.push_back(a.ttft_s);
+    out.ttft_recompute_s.push_back(b.ttft_s);
+    out.cached_tokens.push_back(a.cached_tokens);
+    history.push_back({"assistant", a.text, ""});
+  }
+  return out;
+}
+
+}  // namespace kz::cli

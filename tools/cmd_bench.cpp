@@ -1,0 +1,230 @@
+// kazeia bench: prompt processing (pp) and token generation (tg) speed like llama-bench, time to
+// first token, peak memory, the memory-bandwidth roofline, a per-op profile, and a multi-turn
+// conversation replay with and without prefix reuse.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "backend/factory.h"
+#include "backend/profiling_backend.h"
+#include "base/error.h"
+#include "base/timer.h"
+#include "bench.h"
+#include "common.h"
+#include "kernels/kernel_table.h"
+#include "model/model.h"
+
+namespace kz::cli {
+namespace {
+
+struct Row {
+  std::string model, type, backend, kv, test;
+  uint64_t size = 0;
+  int threads = 0;
+  Stat tok_s;
+  double extra = 0;  // ttft ms for pp rows, % of roofline for tg rows (0: not measured)
+};
+
+std::string dominant_type(const gguf::File& f) {
+  std::map<std::string, uint64_t> bytes;
+  for (const auto& t : f.tensors()) bytes[std::string(dtype_name(t.type))] += t.nbytes;
+  std::string best;
+  uint64_t most = 0;
+  for (const auto& [name, b] : bytes)
+    if (b > most) most = b, best = name;
+  return best;
+}
+
+// Bytes a decode step reads: every weight once (only one embedding row, unless the embedding
+// is also the output head), the KV cache up to `depth`, and the recurrent state (read+written).
+double decode_bytes(const Model& m, const SequenceState& st, int64_t depth) {
+  double bytes = 0;
+  const bool tied = m.file().find_tensor("output.weight") == nullptr;
+  for (const auto& t : m.file().tensors())
+    if (t.name != "token_embd.weight" || tied) bytes += double(t.nbytes);
+  return bytes + double(st.bytes_per_token()) * double(depth) + 2.0 * double(st.fixed_bytes());
+}
+
+std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
+  std::vector<int32_t> t(n);
+  for (int64_t i = 0; i < n; ++i) t[i] = int32_t((i * 7919 + 13) % std::min<int64_t>(n_vocab, 1000));
+  return t;
+}
+
+void print_profile(const char* phase, const OpTimes& t) {
+  double total = 0;
+  for (const auto& [k, v] : t.by_op) total += v;
+  std::printf("\nprofile (%s): %.3f s in ops\n  by op:\n", phase, total);
+  for (const auto& [k, v] : t.by_op)
+    std::printf("    %-22s %9.3f ms %5.1f%%\n", k.c_str(), v * 1e3, 100 * v / total);
+  std::printf("  by layer kind:\n");
+  for (const auto& [k, v] : t.by_layer)
+    std::printf("    %-22s %9.3f ms %5.1f%%\n", k.c_str(), v * 1e3, 100 * v / total);
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+  EngineFlags engine;
+  std::string models_text, depth_text = "0", output = "md";
+  int n_prompt = 512, n_gen = 128, reps = 5, chat_turns = 0, chat_tokens = 200;
+  bool roofline = false, profile = false;
+  ArgParser p("kazeia bench",
+              "Measure prompt processing (pp: the prompt as one batch) and token generation (tg: "
+              "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
+              "-d (tokens already in the cache, not timed). pp rows also give the time to first "
+              "token (ms). --chat N replays an N-turn conversation with and without prefix reuse.");
+  engine.declare(p);
+  p.add("--models", "LIST", "comma-separated model files (in addition to -m)", &models_text);
+  p.add("-p,--n-prompt", "N", "prompt tokens for pp (default 512; 0 = skip)", &n_prompt);
+  p.add("-n,--n-gen", "N", "generated tokens for tg (default 128; 0 = skip)", &n_gen);
+  p.add("-r,--repetitions", "N", "runs per test (default 5)", &reps);
+  p.add("-d,--depth", "LIST", "context depths, comma-separated (default 0)", &depth_text);
+  p.add("-o,--output", "FMT", "md, json or csv (default md)", &output);
+  p.add_switch("--roofline", "measure read bandwidth; report tg as % of the bound", &roofline);
+  p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)",
+               &profile);
+  p.add("--chat", "TURNS", "replay a conversation of TURNS turns (TTFT per turn)", &chat_turns);
+  p.add("--chat-tokens", "N", "tokens per user turn in --chat (default 200)", &chat_tokens);
+  if (!p.parse(argc, argv)) return 0;
+  std::vector<std::string> models;
+  if (!engine.model.empty()) models.push_back(engine.model);
+  for (std::stringstream in(models_text); in.good();) {
+    std::string m;
+    std::getline(in, m, ',');
+    if (!m.empty()) models.push_back(m);
+  }
+  if (models.empty()) fail("missing -m MODEL");
+  if (reps < 1) fail("invalid value ", reps, " for --repetitions");
+  if (n_prompt < 0 || n_gen < 0) fail("-p and -n must be >= 0");
+  if (output != "md" && output != "json" && output != "csv")
+    fail("invalid value '", output, "' for --output (expected md, json or csv)");
+  std::vector<int64_t> depths;
+  for (int32_t d : parse_id_list("--depth", depth_text)) {
+    if (d < 0) fail("invalid depth ", d);
+    depths.push_back(d);
+  }
+  const int threads = engine.resolved_threads();
+  const double bandwidth = roofline ? measure_read_bandwidth(threads) : 0;
+
+  std::vector<Row> rows;
+  for (const auto& path : models) {
+    auto model = Model::load(path);
+    auto inner = make_backend(engine.backend, threads);
+    ProfilingBackend profiled(*inner);
+    Backend& be = profile ? static_cast<Backend&>(profiled) : *inner;
+    Row base;
+    base.model = path.substr(path.find_last_of('/') + 1);
+    base.type = dominant_type(model->file());
+    base.size = model->file().file_size();
+    base.backend = engine.backend;
+    base.threads = threads;
+    base.kv = engine.cache_type_k + "/" + engine.cache_type_v;
+    Scratch scratch;
+    std::vector<float> logits;
+    for (int64_t depth : depths) {
+      const int64_t n_ctx = depth + std::max(n_prompt, n_gen) + 1;
+      SequenceState st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
+      const auto prefix = bench_tokens(depth, model->info().n_vocab);
+      auto start_at_depth = [&] {
+        st.n_past = 0;
+        for (auto& r : st.recur) std::fill(r.conv.begin(), r.conv.end(), 0.0f), std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
+        if (depth > 0) model->eval(*inner, st, scratch, prefix, false, logits);
+      };
+      const std::string at = depth ? " @ d" + std::to_string(depth) : "";
+      if (n_prompt > 0) {
+        const auto prompt = bench_tokens(n_prompt, model->info().n_vocab);
+        std::vector<double> speed, ttft;
+        for (int r = 0; r < reps + 1; ++r) {  // the first run warms up
+          start_at_depth();
+          profiled.times().clear();
+          Timer t;
+          model->eval(be, st, scratch, prompt, false, logits);
+          const double s = t.seconds();
+          if (r > 0) speed.push_back(n_prompt / s), ttft.push_back(s * 1e3);
+        }
+        if (profile) print_profile(("prefill " + base.model + at).c_str(), profiled.times());
+        Row row = base;
+        row.test = "pp" + std::to_string(n_prompt) + at;
+        row.tok_s = stat_of(speed);
+        row.extra = stat_of(ttft).mean;
+        rows.push_back(row);
+      }
+      if (n_gen > 0) {
+        std::vector<double> speed;
+        const auto gen = bench_tokens(n_gen, model->info().n_vocab);
+        for (int r = 0; r < reps + 1; ++r) {
+          start_at_depth();
+          profiled.times().clear();
+          Timer t;
+          for (int i = 0; i < n_gen; ++i)
+            model->eval(be, st, scratch, std::span(&gen[i], 1), false, logits);
+          if (r > 0) speed.push_back(n_gen / t.seconds());
+        }
+        if (profile) print_profile(("decode " + base.model + at).c_str(), profiled.times());
+        Row row = base;
+        row.test = "tg" + std::to_string(n_gen) + at;
+        row.tok_s = stat_of(speed);
+        if (roofline)
+          row.extra = 100.0 * row.tok_s.mean / (bandwidth / decode_bytes(*model, st, depth + n_gen / 2));
+        rows.push_back(row);
+      }
+    }
+  }
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double peak_mib = double(usage.ru_maxrss) / 1024.0;
+  const std::string kernels = kernel_table().isa;
+  if (output == "json") {
+    std::printf("[\n");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::printf("  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
+                  "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
+                  "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
+                  "\"op_filter\": \"none\"}%s\n",
+                  r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(),
+                  r.threads, r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
+                  r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
+                  kernels.c_str(), i + 1 < rows.size() ? "," : "");
+    }
+    std::printf("]\n");
+  } else if (output == "csv") {
+    std::printf("model,size,type,backend,threads,kv,test,tok_s,tok_s_sd,ttft_ms_or_roofline_pct,peak_rss_mib\n");
+    for (const Row& r : rows)
+      std::printf("%s,%llu,%s,%s,%d,%s,%s,%.3f,%.3f,%.3f,%.1f\n", r.model.c_str(),
+                  (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
+                  r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd, r.extra, peak_mib);
+  } else {
+    std::printf("| model | size MiB | type | backend | threads | kv | test | t/s | ttft ms / %% roofline |\n");
+    std::printf("|---|---:|---|---|---:|---|---|---:|---:|\n");
+    for (const Row& r : rows)
+      std::printf("| %s | %.1f | %s | %s | %d | %s | %s | %.2f ± %.2f | %s |\n", r.model.c_str(),
+                  r.size / 1048576.0, r.type.c_str(), r.backend.c_str(), r.threads, r.kv.c_str(),
+                  r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
+                  r.extra > 0 ? std::to_string(r.extra).substr(0, 7).c_str() : "-");
+    std::printf("\npeak RSS %.1f MiB | isa: %s | op filter: none", peak_mib, kernels.c_str());
+    if (roofline) std::printf(" | read bandwidth %.2f GB/s", bandwidth / 1e9);
+    std::printf("\n");
+  }
+
+  if (chat_turns > 0) {
+    for (const auto& path : models) {
+      const ChatReplayResult c = replay_chat(path, chat_turns, chat_tokens, threads, engine.backend);
+      std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns, chat_tokens);
+      std::printf("| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up |\n");
+      std::printf("|---:|---:|---:|---:|---:|---:|\n");
+      for (int t = 0; t < chat_turns; ++t)
+        std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx |\n", t + 1,
+                    (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
+                    c.ttft_reuse_s[t] * 1e3, c.ttft_recompute_s[t] * 1e3,
+                    c.ttft_recompute_s[t] / c.ttft_reuse_s[t]);
+    }
+  }
+  return 0;
+}
+
+}  // namespace kz::cli

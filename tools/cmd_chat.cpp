@@ -1,0 +1,89 @@
+// kazeia chat: an interactive multi-turn conversation on the engine API. The whole history is
+// passed to the session every turn, as the app does; the session reuses what it computed.
+#include <cstdio>
+#include <iostream>
+
+#include "api/engine.h"
+#include "base/error.h"
+#include "common.h"
+
+namespace kz::cli {
+
+int cmd_chat(int argc, char** argv) {
+  EngineFlags engine_flags;
+  GenerateParams gp;
+  std::string system;
+  bool no_think = false, stats = false;
+  ArgParser p("kazeia chat",
+              "Chat with a model in its own chat format. Type a message and press Enter. "
+              "Commands: /reset (forget the conversation), /save FILE, /load FILE (session "
+              "state), /quit.");
+  engine_flags.declare(p);
+  p.add("-n,--n-predict", "N", "maximum tokens per answer (default 256)", &gp.max_tokens);
+  p.add("--temp", "T", "temperature; 0 = greedy (default 0.8)", &gp.sampling.temperature);
+  p.add("--top-k", "K", "top-k (default 40)", &gp.sampling.top_k);
+  p.add("--top-p", "P", "top-p (default 0.95)", &gp.sampling.top_p);
+  p.add("-s,--seed", "N", "random seed (default 0)", &gp.sampling.seed);
+  p.add("--system", "TEXT", "system message", &system);
+  p.add_switch("--no-think", "enable_thinking = false in the chat template", &no_think);
+  p.add_switch("--stats", "print token counts and timings after each answer", &stats);
+  if (!p.parse(argc, argv)) return 0;
+  if (engine_flags.model.empty()) fail("missing -m MODEL");
+  gp.enable_thinking = !no_think;
+
+  auto engine = Engine::load(engine_flags.model);
+  SessionParams sp;
+  sp.n_ctx = engine_flags.ctx > 0 ? engine_flags.ctx : 4096;
+  sp.k_type = engine_flags.cache_type_k;
+  sp.v_type = engine_flags.cache_type_v;
+  sp.n_threads = engine_flags.resolved_threads();
+  sp.backend = engine_flags.backend;
+  Session session(engine, sp);
+
+  std::vector<ChatMessage> history;
+  if (!system.empty()) history.push_back({"system", system, ""});
+  const size_t base = history.size();
+  std::string line;
+  while (std::printf("> "), std::fflush(stdout), std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    if (line == "/quit" || line == "/exit") break;
+    try {
+      if (line == "/reset") {
+        history.resize(base);
+        session.reset();
+        std::printf("(conversation reset)\n");
+        continue;
+      }
+      if (line.rfind("/save ", 0) == 0) {
+        session.save_state_file(line.substr(6));
+        std::printf("(state saved to %s)\n", line.substr(6).c_str());
+        continue;
+      }
+      if (line.rfind("/load ", 0) == 0) {
+        session.load_state_file(line.substr(6));
+        std::printf("(state loaded from %s; the history shown to the model is unchanged)\n",
+                    line.substr(6).c_str());
+        continue;
+      }
+      history.push_back({"user", line, ""});
+      const GenerateResult r = session.generate(history, gp, [](std::string_view piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+        return true;
+      });
+      std::printf("\n");
+      history.push_back({"assistant", r.text, ""});
+      if (stats)
+        std::printf("[%lld prompt tokens, %lld reused, %zu generated, TTFT %.0f ms, %.1f tok/s, "
+                    "stop: %s]\n",
+                    (long long)r.prompt_tokens, (long long)r.cached_tokens, r.tokens.size(),
+                    r.ttft_s * 1e3, r.decode_tok_s(), std::string(stop_reason_name(r.stop)).c_str());
+    } catch (const Error& e) {
+      if (!history.empty() && history.back().role == "user") history.pop_back();
+      std::fprintf(stderr, "error: %s\n", e.what());
+    }
+  }
+  return 0;
+}
+
+}  // namespace kz::cli
