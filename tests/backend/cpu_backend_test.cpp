@@ -239,15 +239,17 @@ TEST_P(CpuVsRef, GatedDeltaRule) {
   }
 }
 
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  static const char* const kNames[] = {"scalar", "avx2", "avx512vnni"};
+  return std::string(kNames[int(info.param.level)]) + "_" + std::to_string(info.param.threads) +
+         "threads";
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, CpuVsRef,
                          ::testing::Values(Param{Level::kScalar, 1}, Param{Level::kScalar, 2},
                                            Param{Level::kAvx2, 1}, Param{Level::kAvx2, 2},
                                            Param{Level::kAvx512Vnni, 2}),
-                         [](const auto& info) {
-                           const char* names[] = {"scalar", "avx2", "avx512vnni"};
-                           return std::string(names[int(info.param.level)]) + "_" +
-                                  std::to_string(info.param.threads) + "threads";
-                         });
+                         param_name);
 
 }  // namespace
 }  // namespace kz

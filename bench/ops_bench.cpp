@@ -1,0 +1,92 @@
+// cpu-backend non-matmul ops and the thread pool's dispatch cost. Attention is one decode query
+// (16 query heads, 8 KV heads of 128, F32 or F16 cache) over contexts 128..4096; GB/s counts the
+// K and V bytes read. Level 0 = scalar reference kernels, 1 = best ISA.
+#include <cmath>
+#include <cstdint>
+
+#include "base/thread_pool.h"
+#include "bench_util.h"
+
+namespace kz::bench {
+namespace {
+
+void BM_PoolDispatch(benchmark::State& st) {
+  ThreadPool pool(int(st.range(0)));
+  int64_t sink = 0;
+  for (auto _ : st) {
+    pool.parallel_for(1024, 1,
+                      [&](int64_t b, int64_t e, int) { benchmark::DoNotOptimize(sink += e - b); });
+  }
+}
+BENCHMARK(BM_PoolDispatch)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+void BM_Attention(benchmark::State& st) {
+  const int64_t ctx = st.range(0);
+  const DType type = st.range(1) ? DType::F16 : DType::F32;
+  auto be = backend_for(st, st.range(2), st.range(3));
+  const int n_head = 16, n_kv = 8, d = 128;
+  const int64_t row = int64_t(n_kv) * d;
+  const size_t esz = type == DType::F16 ? 2 : 4;
+  std::vector<uint8_t> k(ctx * row * esz), v(ctx * row * esz);
+  const KvCacheView kv{type, type, k.data(), v.data(), ctx, n_kv, d};
+  const auto kf = random_vec(ctx * row, 1), vf = random_vec(ctx * row, 2);
+  be->kv_store(kv, 0, ctx, kf.data(), vf.data());
+  const auto q = random_vec(n_head * d, 3);
+  std::vector<float> out(n_head * d);
+  for (auto _ : st) {
+    be->attention(q.data(), kv, ctx - 1, 1, n_head, 1.0f / std::sqrt(float(d)), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.counters["GB/s"] = benchmark::Counter(double(2 * ctx * row * esz) * 1e-9,
+                                           benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Attention)
+    ->ArgsProduct({{128, 512, 1024, 4096}, {0, 1}, {0, 1}, {2}})
+    ->ArgNames({"ctx", "f16", "lvl", "thr"})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_RmsNorm(benchmark::State& st) {
+  auto be = backend_for(st, st.range(1), 2);
+  const int64_t n = st.range(0);
+  const auto x = random_vec(n, 1), w = random_vec(n, 2);
+  std::vector<float> y(n);
+  for (auto _ : st) {
+    be->rms_norm(x.data(), w.data(), n, 1, 1e-6f, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(BM_RmsNorm)->ArgsProduct({{2048}, {0, 1}})->ArgNames({"n", "lvl"});
+
+void BM_Swiglu(benchmark::State& st) {
+  auto be = backend_for(st, st.range(1), 2);
+  const int64_t n = st.range(0);
+  const auto g = random_vec(n, 1), u = random_vec(n, 2);
+  std::vector<float> y(n);
+  for (auto _ : st) {
+    be->swiglu(g.data(), u.data(), n, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(BM_Swiglu)->ArgsProduct({{6144, 6144 * 64}, {0, 1}})->ArgNames({"n", "lvl"});
+
+// One decode token of a Qwen3.5-0.8B DeltaNet layer (16 heads of 128 x 128 state).
+void BM_DeltaRuleDecode(benchmark::State& st) {
+  auto be = backend_for(st, st.range(0), st.range(1));
+  const DeltaNetDims dims{16, 128, 16, 128};
+  const auto qkv = random_vec(dims.conv_dim(), 1);
+  std::vector<float> g(dims.n_v, -0.1f), beta(dims.n_v, 0.5f);
+  auto state = random_vec(dims.state_floats(), 2, 0.01f);
+  std::vector<float> out(dims.value_dim());
+  for (auto _ : st) {
+    be->gated_delta_rule(dims, 1, qkv.data(), g.data(), beta.data(), 1e-6f, state.data(),
+                         out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_DeltaRuleDecode)
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->ArgNames({"lvl", "thr"})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace kz::bench
