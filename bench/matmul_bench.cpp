@@ -39,7 +39,7 @@ void shapes(benchmark::internal::Benchmark* b) {
           if (level == 0 && (n_tok > 1 || threads > 1)) continue;  // the scalar baseline: decode
           b->Args({rows, cols, n_tok, level, threads});
         }
-  b->ArgNames({"rows", "cols", "tok", "lvl", "thr"})->Unit(benchmark::kMicrosecond);
+  b->ArgNames({"rows", "cols", "tok", "lvl", "thr"})->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
 BENCHMARK(BM_Matmul<DType::Q4_0>)->Apply(shapes);

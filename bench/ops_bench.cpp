@@ -18,7 +18,7 @@ void BM_PoolDispatch(benchmark::State& st) {
                       [&](int64_t b, int64_t e, int) { benchmark::DoNotOptimize(sink += e - b); });
   }
 }
-BENCHMARK(BM_PoolDispatch)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PoolDispatch)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_Attention(benchmark::State& st) {
   const int64_t ctx = st.range(0);
@@ -43,7 +43,8 @@ void BM_Attention(benchmark::State& st) {
 BENCHMARK(BM_Attention)
     ->ArgsProduct({{128, 512, 1024, 4096}, {0, 1}, {0, 1}, {2}})
     ->ArgNames({"ctx", "f16", "lvl", "thr"})
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 void BM_RmsNorm(benchmark::State& st) {
   auto be = backend_for(st, st.range(1), 2);
@@ -55,7 +56,7 @@ void BM_RmsNorm(benchmark::State& st) {
     benchmark::DoNotOptimize(y.data());
   }
 }
-BENCHMARK(BM_RmsNorm)->ArgsProduct({{2048}, {0, 1}})->ArgNames({"n", "lvl"});
+BENCHMARK(BM_RmsNorm)->ArgsProduct({{2048}, {0, 1}})->ArgNames({"n", "lvl"})->UseRealTime();
 
 void BM_Swiglu(benchmark::State& st) {
   auto be = backend_for(st, st.range(1), 2);
@@ -67,7 +68,10 @@ void BM_Swiglu(benchmark::State& st) {
     benchmark::DoNotOptimize(y.data());
   }
 }
-BENCHMARK(BM_Swiglu)->ArgsProduct({{6144, 6144 * 64}, {0, 1}})->ArgNames({"n", "lvl"});
+BENCHMARK(BM_Swiglu)
+    ->ArgsProduct({{6144, 6144 * 64}, {0, 1}})
+    ->ArgNames({"n", "lvl"})
+    ->UseRealTime();
 
 // One decode token of a Qwen3.5-0.8B DeltaNet layer (16 heads of 128 x 128 state).
 void BM_DeltaRuleDecode(benchmark::State& st) {
@@ -86,7 +90,8 @@ void BM_DeltaRuleDecode(benchmark::State& st) {
 BENCHMARK(BM_DeltaRuleDecode)
     ->ArgsProduct({{0, 1}, {1, 2}})
     ->ArgNames({"lvl", "thr"})
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace kz::bench

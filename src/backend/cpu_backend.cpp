@@ -8,10 +8,11 @@
 namespace kz {
 namespace {
 
-// Below this many element operations an op runs on the calling thread: waking the pool costs
-// a few microseconds (bench/ops_bench.cpp: BM_PoolDispatch), about the time 2 cores need for
-// ~50k simple vector element operations.
-constexpr int64_t kMinParallelWork = 1 << 15;
+// Below this many element operations an op runs on the calling thread. Waking the pool costs a
+// few microseconds on an idle machine and up to ~1 ms when the cores are oversubscribed
+// (bench/ops_bench.cpp: BM_PoolDispatch); 256k simple vector operations take ~20-50 us on one
+// core, so smaller work (every element-wise op of a decode step) never pays for a dispatch.
+constexpr int64_t kMinParallelWork = 1 << 18;
 // Weight rows per matmul task: a block of rows stays in cache while every token group passes.
 constexpr int64_t kRowBlock = 16;
 // Largest head / rotation sizes the vector kernels take on the stack (larger: reference).

@@ -199,7 +199,7 @@ TEST_P(CpuVsRef, Attention) {
   }
 }
 
-TEST_P(CpuVsRef, SsmConvAndGates) {
+TEST_P(CpuVsRef, SsmConvAndDeltaNetGates) {
   const int64_t channels = 1031, n_tok = 6;
   const int d_conv = 4;
   const auto x = random(n_tok * channels, 21), w = random(channels * d_conv, 22);
@@ -209,6 +209,16 @@ TEST_P(CpuVsRef, SsmConvAndGates) {
   ref_.ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_want.data(), want.data());
   EXPECT_CLOSE(got, want, kSameOpsTol);
   EXPECT_CLOSE(s_got, s_want, kSameOpsTol);
+  const int n_v = 5;
+  const auto alpha = random(n_tok * n_v, 24), b = random(n_tok * n_v, 25);
+  const auto dt_bias = random(n_v, 26), a = random(n_v, 27);
+  std::vector<float> g1(n_tok * n_v), b1(g1.size()), g2(g1.size()), b2(g1.size());
+  cpu_->delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g1.data(),
+                        b1.data());
+  ref_.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
+                       b2.data());
+  EXPECT_EQ(g1, g2);
+  EXPECT_EQ(b1, b2);
 }
 
 TEST_P(CpuVsRef, GatedDeltaRule) {

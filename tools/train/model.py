@@ -18,20 +18,20 @@ import torch.nn.functional as F
 
 @dataclass
 class Config:
-    n_vocab: int = 4096
-    n_embd: int = 256
+    n_vocab: int = 2048
+    n_embd: int = 192
     n_layer: int = 6
-    n_ff: int = 768
+    n_ff: int = 512
     full_attention_interval: int = 3
     # gated attention
-    n_head: int = 4
+    n_head: int = 3
     n_head_kv: int = 1
     head_dim: int = 64
     n_rot: int = 16
     rope_base: float = 10000.0
     # gated DeltaNet
-    n_k: int = 4
-    n_v: int = 4
+    n_k: int = 3
+    n_v: int = 3
     d_k: int = 64  # = d_v
     d_conv: int = 4
     eps: float = 1e-6

@@ -7,8 +7,6 @@
 //                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni (same bits as __avx2)
 #include "kernels/kernel_table.h"
-#include <cstdlib>
-#include <string>
 
 #if defined(__x86_64__)
 #include "kernels/x86/kernels_avx2.h"
@@ -41,15 +39,6 @@ void add_avx2(KernelTable& t) {
   for (MatmulKernel& k : t.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
   t.ops = ops_avx2();
-  if (const char* e = std::getenv("KZ_EXP")) {  // TEMP experiment
-    std::string x = e;
-    if (x.find("noattn") != std::string::npos) t.ops.attention = nullptr;
-    if (x.find("nosilu") != std::string::npos) t.ops.swiglu = nullptr, t.ops.silu = nullptr, t.ops.mul_sigmoid = nullptr, t.ops.gated_rms_norm = nullptr;
-    if (x.find("nonorm") != std::string::npos) t.ops.rms_norm = nullptr;
-    if (x.find("norope") != std::string::npos) t.ops.rope_neox = nullptr;
-    if (x.find("nodelta") != std::string::npos) t.ops.delta_rule_decode = nullptr;
-    if (x.find("noops") != std::string::npos) t.ops = OpKernels{};
-  }
 }
 
 void add_avx512vnni(KernelTable& t) {

@@ -1,7 +1,6 @@
-// AVX2 helpers shared by the *_avx2.cpp kernels; include only from files compiled with -mavx2
-// -mfma -mf16c. The integer dot product and the horizontal sum reproduce the lane structure of
-// the reference's x86 kernels (ggml-cpu/arch/x86/quants.c): f32 lane l of a 32-byte block holds
-// the int32 sum of bytes 4l..4l+3, and 8 lanes are added as (hi128 + lo128), then pairwise.
+// AVX2 helpers shared by the x86 kernels; include only from files compiled with -mavx2 -mfma
+// -mf16c (or AVX-512). The horizontal sum is that of the reference's x86 kernels
+// (ggml-cpu/arch/x86/quants.c: hsum_float_8): (hi128 + lo128), then pairwise.
 #pragma once
 
 #include <immintrin.h>
@@ -10,19 +9,6 @@
 #include <cstring>
 
 namespace kz::x86 {
-
-// 8 int32 lanes: lane l = sum_{b=4l}^{4l+3} x[b]*y[b] (signed bytes; x != -128).
-inline __m256i dot_i8_lanes(__m256i x, __m256i y) {
-  const __m256i ax = _mm256_sign_epi8(x, x);
-  const __m256i sy = _mm256_sign_epi8(y, x);
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1));
-}
-
-// Unsigned weight bytes (0..127) times signed activations, scaled per 16-bit pair by `scale`
-// (int16 lanes): lane l = sum over pairs of scale * (u[2k]*s[2k] + u[2k+1]*s[2k+1]).
-inline __m256i dot_u8_i8_scaled(__m256i u, __m256i s, __m256i scale) {
-  return _mm256_madd_epi16(scale, _mm256_maddubs_epi16(u, s));
-}
 
 inline float hsum_f32x8(__m256 x) {
   __m128 r = _mm_add_ps(_mm256_extractf128_ps(x, 1), _mm256_castps256_ps128(x));
@@ -35,13 +21,6 @@ inline float hsum_f32x4(__m128 r) {
   r = _mm_add_ps(r, _mm_movehl_ps(r, r));
   r = _mm_add_ss(r, _mm_movehdup_ps(r));
   return _mm_cvtss_f32(r);
-}
-
-inline int hsum_i32x8(__m256i a) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
-  s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtsi128_si32(s);
 }
 
 // 32 nibbles -> 32 bytes: low nibbles of q[0..15] first, then the high nibbles.

@@ -1,0 +1,125 @@
+// The x86 op kernels (kernel table `ops`, kernels/x86/ops_avx2.h) called directly against the
+// reference ops (kernels/ref), on lengths around the 8-lane vectors (tails) and odd head sizes.
+// The backend-level comparison at model shapes is tests/backend/cpu_backend_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/ref/delta_net.h"
+#include "kernels/ref/ops.h"
+#include "x86_test_util.h"
+
+namespace kz {
+namespace {
+
+using testing::X86Level;
+
+// Same f32 operations as the reference (only a double-precision sum of squares reordered).
+constexpr float kSameOpsRel = 1e-6f;
+// Vector exp within a few ulp of std::exp, then one or two f32 operations.
+constexpr float kExpRel = 2e-6f;
+// Sums over a head in 8 lanes with FMA instead of one sequential f32 sum.
+constexpr float kReorderedRel = 1e-5f;
+
+void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
+                     const char* what, int64_t n) {
+  float scale = 0;
+  for (float w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], rel * scale + 1e-30f) << what << " n=" << n << " at " << i;
+}
+
+class X86Ops : public ::testing::TestWithParam<X86Level> {};
+
+TEST_P(X86Ops, ElementwiseAndNormsWithTails) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  const OpKernels& k = table.ops;
+  ASSERT_TRUE(k.rms_norm && k.swiglu && k.silu && k.add && k.mul_sigmoid && k.gated_rms_norm);
+  for (int64_t n = 1; n <= 41; n += (n < 20 ? 1 : 7)) {
+    const auto a = testing::random_floats(3 * n, uint32_t(n), 4.0f);
+    const auto b = testing::random_floats(3 * n, uint32_t(n) + 1, 4.0f);
+    std::vector<float> got(3 * n), want(3 * n);
+    k.rms_norm(a.data(), b.data(), n, 3, 1e-6f, got.data());
+    ref::rms_norm(a.data(), b.data(), n, 3, 1e-6f, want.data());
+    expect_near_rel(got, want, kSameOpsRel, "rms_norm", n);
+    k.gated_rms_norm(a.data(), b.data(), a.data(), n, 3, 1e-6f, got.data());
+    ref::gated_rms_norm(a.data(), b.data(), a.data(), n, 3, 1e-6f, want.data());
+    expect_near_rel(got, want, kExpRel, "gated_rms_norm", n);
+    k.swiglu(a.data(), b.data(), 3 * n, got.data());
+    ref::swiglu(a.data(), b.data(), 3 * n, want.data());
+    expect_near_rel(got, want, kExpRel, "swiglu", n);
+    got = a, want = a;
+    k.silu(got.data(), 3 * n);
+    ref::silu(want.data(), 3 * n);
+    expect_near_rel(got, want, kExpRel, "silu", n);
+    got = a, want = a;
+    k.mul_sigmoid(got.data(), b.data(), 3 * n);
+    ref::mul_sigmoid(want.data(), b.data(), 3 * n);
+    expect_near_rel(got, want, kExpRel, "mul_sigmoid", n);
+    got = a, want = a;
+    k.add(got.data(), b.data(), 3 * n);
+    ref::add(want.data(), b.data(), 3 * n);
+    EXPECT_EQ(got, want) << "add n=" << n;
+  }
+}
+
+TEST_P(X86Ops, RopeIsBitExact) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  for (int n_rot : {2, 8, 14, 16, 24, 64, 128}) {
+    const int head_dim = n_rot + 6, n_head = 3, n_tok = 2;
+    const int32_t pos[] = {5, 4000};
+    auto got = testing::random_floats(n_tok * n_head * head_dim, uint32_t(n_rot));
+    auto want = got;
+    table.ops.rope_neox(got.data(), n_tok, n_head, head_dim, n_rot, pos, 10000.0f);
+    ref::rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos, 10000.0f);
+    EXPECT_EQ(got, want) << "n_rot " << n_rot;
+  }
+}
+
+TEST_P(X86Ops, AttentionOverPairRanges) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  for (DType type : {DType::F32, DType::F16}) {
+    for (int d : {8, 12, 40, 128}) {
+      const int n_head = 4, n_kv = 2;
+      const int64_t n_ctx = 35, n_tok = 3, pos0 = n_ctx - n_tok, row = int64_t(n_kv) * d;
+      std::vector<uint8_t> kb(n_ctx * row * 4), vb(n_ctx * row * 4);
+      const KvCacheView kv{type, type, kb.data(), vb.data(), n_ctx, n_kv, d};
+      ref::kv_store(kv, 0, n_ctx, testing::random_floats(n_ctx * row, 1).data(),
+                    testing::random_floats(n_ctx * row, 2).data());
+      const auto q = testing::random_floats(n_tok * n_head * d, 3, 2.0f);
+      std::vector<float> got(q.size()), want(q.size());
+      const float scale = 1.0f / std::sqrt(float(d));
+      // Two ranges of (token, head) pairs, as two threads would split them.
+      table.ops.attention(q.data(), kv, pos0, n_tok, n_head, scale, got.data(), 0, 5);
+      table.ops.attention(q.data(), kv, pos0, n_tok, n_head, scale, got.data(), 5, n_tok * n_head);
+      ref::attention(q.data(), kv, pos0, n_tok, n_head, scale, want.data());
+      expect_near_rel(got, want, kReorderedRel, "attention", d);
+    }
+  }
+}
+
+TEST_P(X86Ops, DeltaRuleDecodeOverHeadRanges) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  for (DeltaNetDims dims :
+       {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12}, DeltaNetDims{2, 128, 4, 128}}) {
+    const auto qkv = testing::random_floats(dims.conv_dim(), 4);
+    const std::vector<float> g(dims.n_v, -0.3f), beta(dims.n_v, 0.7f);
+    auto s_got = testing::random_floats(dims.state_floats(), 5, 0.2f), s_want = s_got;
+    std::vector<float> got(dims.value_dim()), want(got.size());
+    table.ops.delta_rule_decode(dims, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
+                                got.data(), 0, 1);
+    table.ops.delta_rule_decode(dims, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
+                                got.data(), 1, dims.n_v);
+    ref::gated_delta_rule_recurrent(dims, 1, qkv.data(), g.data(), beta.data(), 1e-6f,
+                                    s_want.data(), want.data());
+    expect_near_rel(got, want, kReorderedRel, "delta out", dims.d_k);
+    expect_near_rel(s_got, s_want, kReorderedRel, "delta state", dims.d_k);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, X86Ops, ::testing::Values(X86Level::kAvx2, X86Level::kAvx512Vnni),
+                         [](const auto& info) { return testing::level_name(info.param); });
+
+}  // namespace
+}  // namespace kz
