@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,7 +21,9 @@ struct CliResult {
 };
 
 CliResult kazeia(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "/kazeia_cli_stderr.txt";
+  // One file per process: CTest runs the tests of this binary in parallel processes.
+  const std::string err_path =
+      ::testing::TempDir() + "/kazeia_cli_stderr_" + std::to_string(getpid()) + ".txt";
   const std::string cmd = std::string(KAZEIA_BINARY) + " " + args + " 2>" + err_path;
   CliResult r;
   FILE* p = popen(cmd.c_str(), "r");

@@ -43,6 +43,10 @@ def load_run(run: str, random_seed: int | None = None) -> tuple[Qwen35, Tokenize
             for n, p in model.named_parameters():
                 if p.dim() == 1:
                     p.add_(torch.randn_like(p) * 0.3)
+                elif n == "embed.weight":
+                    p.normal_(0, 0.5)
+                elif "conv" not in n:
+                    p.mul_(3.0)
     else:
         ck = torch.load(os.path.join(run, "ckpt.pt"), map_location="cpu")
         model = Qwen35(Config(**ck["config"]))
