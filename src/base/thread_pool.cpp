@@ -13,6 +13,10 @@ inline void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+inline uint32_t generation_of(uint64_t job) { return uint32_t(job >> 32); }
+inline int64_t chunk_of(uint64_t job) { return int64_t(job & 0xffffffffu); }
+constexpr uint64_t kClosed = 0xffffffffu;  // chunk index of a job being replaced: none to claim
 }  // namespace
 
 ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
@@ -23,57 +27,65 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_.store(true);
-    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::run_share(int index) {
-  const int64_t blocks = (n_ + grain_ - 1) / grain_;
-  const int64_t per = blocks / n_threads_, extra = blocks % n_threads_;
-  const int64_t first = index * per + std::min<int64_t>(index, extra);
-  const int64_t count = per + (index < extra ? 1 : 0);
-  const int64_t begin = first * grain_, end = std::min(n_, (first + count) * grain_);
-  if (begin < end) (*fn_)(begin, end, index);
+void ThreadPool::run_chunks(uint32_t generation, int thread_index) {
+  uint64_t job = job_.load(std::memory_order_acquire);
+  for (;;) {
+    if (generation_of(job) != generation ||
+        chunk_of(job) >= n_chunks_.load(std::memory_order_relaxed))
+      return;
+    if (!job_.compare_exchange_weak(job, job + 1, std::memory_order_acq_rel)) continue;
+    const int64_t begin = chunk_of(job) * grain_;
+    (*fn_)(begin, std::min(n_, begin + grain_), thread_index);
+    job = job_.load(std::memory_order_acquire);
+  }
 }
 
 void ThreadPool::parallel_for(int64_t n, int64_t grain, const RangeFn& fn) {
   if (n <= 0) return;
+  grain = std::max<int64_t>(1, grain);
   if (n_threads_ == 1 || n <= grain) {
     fn(0, n, 0);
     return;
   }
+  // Close the previous job so a late worker cannot claim from it while the fields change, then
+  // write the fields and publish the new job word (release) that makes them visible.
+  const uint32_t generation = generation_of(job_.load(std::memory_order_relaxed)) + 1;
+  job_.store((uint64_t(generation - 1) << 32) | kClosed, std::memory_order_release);
   fn_ = &fn;
   n_ = n;
-  grain_ = std::max<int64_t>(1, grain);
-  pending_.store(n_threads_ - 1, std::memory_order_relaxed);
+  grain_ = grain;
+  n_chunks_.store((n + grain - 1) / grain, std::memory_order_relaxed);
+  job_.store(uint64_t(generation) << 32, std::memory_order_release);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(mutex_);  // pairs with the sleepers' predicate check
   }
   wake_.notify_all();
-  run_share(0);
-  while (pending_.load(std::memory_order_acquire) != 0) cpu_relax();
+  run_chunks(generation, 0);
+  // Every chunk is claimed; wait for workers still running one (or about to find none left).
+  while (busy_.load(std::memory_order_acquire) != 0) cpu_relax();
 }
 
 void ThreadPool::worker_loop(int index) {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
+  auto fresh = [&] { return generation_of(job_.load(std::memory_order_acquire)) != seen; };
   for (;;) {
-    uint64_t gen = generation_.load(std::memory_order_acquire);
-    for (int spin = 0; gen == seen && spin < kSpinIterations; ++spin) {
+    for (int spin = 0; !fresh() && !stop_.load(std::memory_order_relaxed) && spin < kSpinIterations;
+         ++spin)
       cpu_relax();
-      gen = generation_.load(std::memory_order_acquire);
-    }
-    if (gen == seen) {
+    if (!fresh()) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-      gen = generation_.load(std::memory_order_acquire);
+      wake_.wait(lock, [&] { return fresh() || stop_.load(); });
     }
-    seen = gen;
-    if (stop_.load(std::memory_order_acquire)) return;
-    run_share(index);
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
+    if (stop_.load()) return;
+    busy_.fetch_add(1, std::memory_order_acq_rel);
+    seen = generation_of(job_.load(std::memory_order_acquire));
+    run_chunks(seen, index);
+    busy_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 

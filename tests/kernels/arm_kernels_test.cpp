@@ -301,30 +301,48 @@ TEST(ArmKernels, QuantizeQ8_0IsBitIdenticalToReference) {
   }
 }
 
+// The table for each feature level the CPU has, built in-process (as KAZEIA_CPU_FEATURES would
+// mask them): which kernel each level picks.
 TEST(ArmKernels, TableChoosesByFeature) {
-  const KernelTable& t = kernel_table();
-  const MatmulKernel& q4_0 = t.matmul[static_cast<uint32_t>(DType::Q4_0)];
-  const MatmulKernel& q6_K = t.matmul[static_cast<uint32_t>(DType::Q6_K)];
-  const MatmulKernel& f16 = t.matmul[static_cast<uint32_t>(DType::F16)];
-  const MatmulKernel& iq4_nl = t.matmul[static_cast<uint32_t>(DType::IQ4_NL)];
-  SCOPED_TRACE(describe(t));
-  if (!has(Isa::kNeon)) {
-    EXPECT_STREQ(q4_0.name, "ref");
-    EXPECT_STREQ(f16.name, "ref");
-    return;
-  }
-  EXPECT_STREQ(f16.name, "f16_f16 neon");
-  EXPECT_EQ(f16.gemv, &arm::gemv_f16_f16__neon);
-  if (has(Isa::kDotProd)) {
-    EXPECT_STREQ(q4_0.name, "q4_0_q8_0 neon-dotprod");
-    EXPECT_EQ(q6_K.gemv, &arm::gemv_q6_K_q8_K__neon_dotprod);
-  } else {
-    EXPECT_STREQ(q4_0.name, "q4_0_q8_0 neon");
-    EXPECT_EQ(q6_K.gemv, &arm::gemv_q6_K_q8_K__neon);
-  }
-  EXPECT_EQ(q4_0.quantize, &arm::quantize_q8_0__neon);
-  EXPECT_EQ(iq4_nl.quantize, &arm::quantize_q8_0__neon);  // reference gemv, NEON activations
-  EXPECT_STREQ(iq4_nl.name, "ref");
+  const CpuFeatures cpu = cpu_features();
+  auto entry = [](const KernelTable& t, DType type) -> const MatmulKernel& {
+    return t.matmul[static_cast<uint32_t>(type)];
+  };
+  const KernelTable scalar = build_kernel_table(CpuFeatures{});
+  EXPECT_STREQ(entry(scalar, DType::Q4_0).name, "ref");
+  EXPECT_STREQ(entry(scalar, DType::F16).name, "ref");
+  if (!cpu.neon) GTEST_SKIP() << "skipped (no neon)";
+
+  CpuFeatures neon;
+  neon.neon = true;
+  const KernelTable base = build_kernel_table(neon);
+  SCOPED_TRACE(describe(base));
+  EXPECT_STREQ(entry(base, DType::F16).name, "f16_f16 neon");
+  EXPECT_EQ(entry(base, DType::F16).gemv, &arm::gemv_f16_f16__neon);
+  EXPECT_STREQ(entry(base, DType::Q4_0).name, "q4_0_q8_0 neon");
+  EXPECT_EQ(entry(base, DType::Q6_K).gemv, &arm::gemv_q6_K_q8_K__neon);
+  EXPECT_EQ(entry(base, DType::Q4_0).gemm, nullptr);
+  EXPECT_EQ(entry(base, DType::Q4_0).quantize, &arm::quantize_q8_0__neon);
+  // A reference gemv still takes the NEON converter: its bits are the reference's.
+  EXPECT_STREQ(entry(base, DType::IQ4_NL).name, "ref");
+  EXPECT_EQ(entry(base, DType::IQ4_NL).quantize, &arm::quantize_q8_0__neon);
+
+  if (!cpu.dotprod) return;
+  CpuFeatures dot = neon;
+  dot.dotprod = true;
+  const KernelTable with_dot = build_kernel_table(dot);
+  EXPECT_STREQ(entry(with_dot, DType::Q4_0).name, "q4_0_q8_0 neon-dotprod");
+  EXPECT_EQ(entry(with_dot, DType::Q6_K).gemv, &arm::gemv_q6_K_q8_K__neon_dotprod);
+  EXPECT_EQ(entry(with_dot, DType::Q8_0).gemm, nullptr);
+
+  if (!cpu.i8mm) return;
+  CpuFeatures mm = dot;
+  mm.i8mm = true;
+  const KernelTable with_mm = build_kernel_table(mm);
+  EXPECT_EQ(entry(with_mm, DType::Q4_0).gemm, &arm::gemm_q4_0_q8_0_2x2__neon_i8mm);
+  EXPECT_EQ(entry(with_mm, DType::Q4_K).gemm, &arm::gemm_q4_K_q8_K_2x2__neon_i8mm);
+  EXPECT_EQ(entry(with_mm, DType::Q5_K).gemm, nullptr);  // no i8mm Q5_K kernel yet
+  EXPECT_EQ(entry(with_mm, DType::Q4_K).gemv, &arm::gemv_q4_K_q8_K__neon_dotprod);
 }
 
 }  // namespace

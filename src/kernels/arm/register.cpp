@@ -28,6 +28,7 @@ struct ArmGemv {
   const char* neon_name;
   arm::GemvKernel* dotprod;  // FEAT_DotProd; null: the neon kernel serves
   const char* dotprod_name;
+  arm::GemmKernel* i8mm;  // FEAT_I8MM (with FEAT_DotProd): two tokens at a time; may be null
 };
 
 constexpr ArmGemv kGemv[] = {

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Rebuilds the bundled model from scratch: corpus -> BPE -> training -> GGUF (F32, Q8_0, Q4_0)
+# -> parity data -> perplexity table -> loss plot. See tools/train/README.md.
+#   tools/train/reproduce.sh [RUN_DIR] [KAZEIA_BINARY]
+set -eu
+cd "$(dirname "$0")/../.."
+RUN=${1:-/tmp/kazeia-kjv-run}
+KZ=${2:-build/kazeia}
+PY=/usr/bin/python3   # Debian's python3 with python3-torch
+
+$PY tools/train/train.py --out "$RUN"
+for t in f32 q8_0 q4_0; do
+  $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-kjv-$t.gguf"
+done
+cp "$RUN/kazeia-kjv-q8_0.gguf" models/kazeia-kjv-q8_0.gguf
+$PY tools/train/make_parity_data.py --run "$RUN" --type q8_0 \
+  --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity.json
+$PY tools/train/plot_loss.py "$RUN/loss.csv" docs/loss.png
+for t in f32 q8_0 q4_0; do
+  echo "== $t"
+  "$KZ" perplexity -m "$RUN/kazeia-kjv-$t.gguf" -f "$RUN/heldout.txt" -c 256 | tail -1
+done
