@@ -27,10 +27,10 @@ inline Stat stat_of(const std::vector<double>& v) {
 double measure_read_bandwidth(int n_threads);
 
 struct ChatReplayResult {
-  std::vector<int64_t> prompt_tokens;       // per turn
-  std::vector<double> ttft_reuse_s;         // per turn, with prefix reuse
-  std::vector<double> ttft_recompute_s;     // per turn, recomputing the whole history
-  std::vector<int64_t> cached_tokens;       // per turn, with reuse
+  std::vector<int64_t> prompt_tokens;    // per turn
+  std::vector<double> ttft_reuse_s;      // per turn, with prefix reuse
+  std::vector<double> ttft_recompute_s;  // per turn, recomputing the whole history
+  std::vector<int64_t> cached_tokens;    // per turn, with reuse
 };
 
 // Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with

@@ -20,7 +20,8 @@ double measure_read_bandwidth(int n_threads) {
       threads.emplace_back([&, i] {
         const size_t b = n * i / n_threads, e = n * (i + 1) / n_threads;
         uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (size_t k = b; k + 4 <= e; k += 4) s0 += buf[k], s1 += buf[k + 1], s2 += buf[k + 2], s3 += buf[k + 3];
+        for (size_t k = b; k + 4 <= e; k += 4)
+          s0 += buf[k], s1 += buf[k + 1], s2 += buf[k + 2], s3 += buf[k + 3];
         sums[i] = s0 + s1 + s2 + s3;
       });
     for (auto& th : threads) th.join();

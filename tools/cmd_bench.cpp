@@ -49,7 +49,8 @@ double decode_bytes(const Model& m, const SequenceState& st, int64_t depth) {
 
 std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
   std::vector<int32_t> t(n);
-  for (int64_t i = 0; i < n; ++i) t[i] = int32_t((i * 7919 + 13) % std::min<int64_t>(n_vocab, 1000));
+  for (int64_t i = 0; i < n; ++i)
+    t[i] = int32_t((i * 7919 + 13) % std::min<int64_t>(n_vocab, 1000));
   return t;
 }
 
@@ -84,8 +85,7 @@ int cmd_bench(int argc, char** argv) {
   p.add("-d,--depth", "LIST", "context depths, comma-separated (default 0)", &depth_text);
   p.add("-o,--output", "FMT", "md, json or csv (default md)", &output);
   p.add_switch("--roofline", "measure read bandwidth; report tg as % of the bound", &roofline);
-  p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)",
-               &profile);
+  p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)", &profile);
   p.add("--chat", "TURNS", "replay a conversation of TURNS turns (TTFT per turn)", &chat_turns);
   p.add("--chat-tokens", "N", "tokens per user turn in --chat (default 200)", &chat_tokens);
   if (!p.parse(argc, argv)) return 0;
@@ -130,7 +130,9 @@ int cmd_bench(int argc, char** argv) {
       const auto prefix = bench_tokens(depth, model->info().n_vocab);
       auto start_at_depth = [&] {
         st.n_past = 0;
-        for (auto& r : st.recur) std::fill(r.conv.begin(), r.conv.end(), 0.0f), std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
+        for (auto& r : st.recur)
+          std::fill(r.conv.begin(), r.conv.end(), 0.0f),
+              std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
         if (depth > 0) model->eval(*inner, st, scratch, prefix, false, logits);
       };
       const std::string at = depth ? " @ d" + std::to_string(depth) : "";
@@ -168,7 +170,8 @@ int cmd_bench(int argc, char** argv) {
         row.test = "tg" + std::to_string(n_gen) + at;
         row.tok_s = stat_of(speed);
         if (roofline)
-          row.extra = 100.0 * row.tok_s.mean / (bandwidth / decode_bytes(*model, st, depth + n_gen / 2));
+          row.extra =
+              100.0 * row.tok_s.mean / (bandwidth / decode_bytes(*model, st, depth + n_gen / 2));
         rows.push_back(row);
       }
     }
@@ -182,24 +185,29 @@ int cmd_bench(int argc, char** argv) {
     std::printf("[\n");
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
-                  "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
-                  "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
-                  "\"op_filter\": \"none\"}%s\n",
-                  r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(),
-                  r.threads, r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
-                  r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
-                  kernels.c_str(), i + 1 < rows.size() ? "," : "");
+      std::printf(
+          "  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
+          "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
+          "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
+          "\"op_filter\": \"none\"}%s\n",
+          r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
+          r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
+          r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
+          kernels.c_str(), i + 1 < rows.size() ? "," : "");
     }
     std::printf("]\n");
   } else if (output == "csv") {
-    std::printf("model,size,type,backend,threads,kv,test,tok_s,tok_s_sd,ttft_ms_or_roofline_pct,peak_rss_mib\n");
+    std::printf(
+        "model,size,type,backend,threads,kv,test,tok_s,tok_s_sd,ttft_ms_or_roofline_pct,peak_rss_"
+        "mib\n");
     for (const Row& r : rows)
       std::printf("%s,%llu,%s,%s,%d,%s,%s,%.3f,%.3f,%.3f,%.1f\n", r.model.c_str(),
                   (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
                   r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd, r.extra, peak_mib);
   } else {
-    std::printf("| model | size MiB | type | backend | threads | kv | test | t/s | ttft ms / %% roofline |\n");
+    std::printf(
+        "| model | size MiB | type | backend | threads | kv | test | t/s | ttft ms / %% roofline "
+        "|\n");
     std::printf("|---|---:|---|---|---:|---|---|---:|---:|\n");
     for (const Row& r : rows)
       std::printf("| %s | %.1f | %s | %s | %d | %s | %s | %.2f ± %.2f | %s |\n", r.model.c_str(),
@@ -213,9 +221,12 @@ int cmd_bench(int argc, char** argv) {
 
   if (chat_turns > 0) {
     for (const auto& path : models) {
-      const ChatReplayResult c = replay_chat(path, chat_turns, chat_tokens, threads, engine.backend);
-      std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns, chat_tokens);
-      std::printf("| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up |\n");
+      const ChatReplayResult c =
+          replay_chat(path, chat_turns, chat_tokens, threads, engine.backend);
+      std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns,
+                  chat_tokens);
+      std::printf(
+          "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up |\n");
       std::printf("|---:|---:|---:|---:|---:|---:|\n");
       for (int t = 0; t < chat_turns; ++t)
         std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx |\n", t + 1,

@@ -74,10 +74,11 @@ int cmd_chat(int argc, char** argv) {
       std::printf("\n");
       history.push_back({"assistant", r.text, ""});
       if (stats)
-        std::printf("[%lld prompt tokens, %lld reused, %zu generated, TTFT %.0f ms, %.1f tok/s, "
-                    "stop: %s]\n",
-                    (long long)r.prompt_tokens, (long long)r.cached_tokens, r.tokens.size(),
-                    r.ttft_s * 1e3, r.decode_tok_s(), std::string(stop_reason_name(r.stop)).c_str());
+        std::printf(
+            "[%lld prompt tokens, %lld reused, %zu generated, TTFT %.0f ms, %.1f tok/s, "
+            "stop: %s]\n",
+            (long long)r.prompt_tokens, (long long)r.cached_tokens, r.tokens.size(), r.ttft_s * 1e3,
+            r.decode_tok_s(), std::string(stop_reason_name(r.stop)).c_str());
     } catch (const Error& e) {
       if (!history.empty() && history.back().role == "user") history.pop_back();
       std::fprintf(stderr, "error: %s\n", e.what());

@@ -51,8 +51,9 @@ std::string type_text(const gguf::Value& v) {
 int cmd_inspect(int argc, char** argv) {
   std::string path;
   bool no_tensors = false;
-  ArgParser p("kazeia inspect", "Show the metadata and tensor table of a GGUF file and, for a "
-                                "supported model, the bytes its sequence state takes.");
+  ArgParser p("kazeia inspect",
+              "Show the metadata and tensor table of a GGUF file and, for a "
+              "supported model, the bytes its sequence state takes.");
   p.add_positional("FILE", "GGUF file", &path);
   p.add("-m,--model", "FILE", "GGUF file (alternative to the positional argument)", &path);
   p.add_switch("--no-tensors", "omit the tensor table", &no_tensors);

@@ -19,8 +19,10 @@ int cmd_mkmodel(int argc, char** argv) {
               "Write a synthetic model (deterministic random weights) of a preset shape.");
   p.add("--preset", "NAME", "shape: " + presets, &preset);
   p.add("-o,--output", "FILE", "output GGUF file", &out);
-  p.add("--type", "TYPE", "weight type of the matrices, e.g. f32, f16, bf16, q8_0, q4_0, q4_k "
-                          "(default q8_0)", &type_name);
+  p.add("--type", "TYPE",
+        "weight type of the matrices, e.g. f32, f16, bf16, q8_0, q4_0, q4_k "
+        "(default q8_0)",
+        &type_name);
   p.add("--seed", "N", "random seed (default 1)", &seed);
   p.add("--layers", "N", "override the number of layers", &n_layer);
   p.add("--vocab-size", "N", "override the vocabulary size (synthetic vocabulary)", &n_vocab);

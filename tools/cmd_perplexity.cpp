@@ -68,9 +68,8 @@ int cmd_perplexity(int argc, char** argv) {
   const int64_t V = model->info().n_vocab;
   const int64_t n_ctx =
       engine.ctx > 0 ? engine.ctx
-                     : std::min<int64_t>(model->info().n_ctx_train > 0 ? model->info().n_ctx_train
-                                                                        : 512,
-                                         4096);
+                     : std::min<int64_t>(
+                           model->info().n_ctx_train > 0 ? model->info().n_ctx_train : 512, 4096);
   if (n_ctx < 4) fail("invalid value ", n_ctx, " for --ctx-size (expected >= 4)");
   if (batch == 0 || batch > n_ctx) batch = n_ctx;
 
@@ -85,8 +84,8 @@ int cmd_perplexity(int argc, char** argv) {
   std::fprintf(stderr,
                "perplexity: %zu tokens, %lld chunks of %lld tokens, scoring %lld tokens per chunk "
                "(positions %lld..%lld)\n",
-               tokens.size(), (long long)n_chunks, (long long)n_ctx,
-               (long long)(n_ctx - 1 - first), (long long)first, (long long)(n_ctx - 2));
+               tokens.size(), (long long)n_chunks, (long long)n_ctx, (long long)(n_ctx - 1 - first),
+               (long long)first, (long long)(n_ctx - 2));
 
   auto backend = make_backend(engine.backend, engine.resolved_threads());
   Scratch scratch;
@@ -118,8 +117,7 @@ int cmd_perplexity(int argc, char** argv) {
                 c + 1 < n_chunks ? "," : "\n");
     std::fflush(stdout);
   }
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double mean = nll / double(count);
   const double ppl = std::exp(mean);
   const double var = nll2 / double(count) - mean * mean;

@@ -31,7 +31,11 @@ int EngineFlags::resolved_threads() const {
   return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-DType EngineFlags::k_type() const { return cache_type("--cache-type-k", cache_type_k); }
-DType EngineFlags::v_type() const { return cache_type("--cache-type-v", cache_type_v); }
+DType EngineFlags::k_type() const {
+  return cache_type("--cache-type-k", cache_type_k);
+}
+DType EngineFlags::v_type() const {
+  return cache_type("--cache-type-v", cache_type_v);
+}
 
 }  // namespace kz::cli

@@ -11,11 +11,16 @@ namespace kz {
 
 std::string_view stop_reason_name(StopReason r) {
   switch (r) {
-    case StopReason::EndOfTurn: return "end_of_turn";
-    case StopReason::StopString: return "stop_string";
-    case StopReason::MaxTokens: return "max_tokens";
-    case StopReason::ContextFull: return "context_full";
-    case StopReason::Cancelled: return "cancelled";
+    case StopReason::EndOfTurn:
+      return "end_of_turn";
+    case StopReason::StopString:
+      return "stop_string";
+    case StopReason::MaxTokens:
+      return "max_tokens";
+    case StopReason::ContextFull:
+      return "context_full";
+    case StopReason::Cancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -41,8 +46,7 @@ Engine::~Engine() = default;
 
 std::string Engine::render(std::span<const ChatMessage> messages,
                            const GenerateParams& params) const {
-  return render_chat(chat_format_, messages, params.add_generation_prompt,
-                     params.enable_thinking);
+  return render_chat(chat_format_, messages, params.add_generation_prompt, params.enable_thinking);
 }
 
 }  // namespace kz

@@ -35,10 +35,10 @@ struct SessionParams {
 struct GenerateParams {
   SamplingParams sampling;
   int max_tokens = 256;
-  std::vector<std::string> stop;   // stop strings (not included in the returned text)
-  bool enable_thinking = true;     // chat templates' enable_thinking
+  std::vector<std::string> stop;  // stop strings (not included in the returned text)
+  bool enable_thinking = true;    // chat templates' enable_thinking
   bool add_generation_prompt = true;
-  bool reuse_prefix = true;        // false: recompute the whole history (for comparisons)
+  bool reuse_prefix = true;  // false: recompute the whole history (for comparisons)
 };
 
 enum class StopReason { EndOfTurn, StopString, MaxTokens, ContextFull, Cancelled };
@@ -48,10 +48,10 @@ struct GenerateResult {
   std::string text;
   std::vector<int32_t> tokens;  // generated token ids
   StopReason stop = StopReason::MaxTokens;
-  int64_t prompt_tokens = 0;    // tokens of the rendered history
-  int64_t cached_tokens = 0;    // of which reused from the session's previous state
-  int64_t prefill_tokens = 0;   // of which computed now (prompt_tokens - cached_tokens)
-  double ttft_s = 0;            // call start to first generated token
+  int64_t prompt_tokens = 0;   // tokens of the rendered history
+  int64_t cached_tokens = 0;   // of which reused from the session's previous state
+  int64_t prefill_tokens = 0;  // of which computed now (prompt_tokens - cached_tokens)
+  double ttft_s = 0;           // call start to first generated token
   double prefill_s = 0, decode_s = 0;
   double decode_tok_s() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
 };

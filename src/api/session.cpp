@@ -152,9 +152,13 @@ GenerateResult Session::generate_tokens(std::span<const int32_t> prompt,
   return impl_->generate(prompt, {}, params, on_text);
 }
 
-void Session::cancel() { impl_->cancel_.store(true); }
+void Session::cancel() {
+  impl_->cancel_.store(true);
+}
 
-void Session::reset() { impl_->seq_.reset(); }
+void Session::reset() {
+  impl_->seq_.reset();
+}
 
 std::vector<uint8_t> Session::save_state() const {
   return save_state_image(impl_->engine_->model(), impl_->seq_.state(), impl_->seq_.tokens(),
@@ -186,8 +190,12 @@ void Session::load_state_file(const std::string& path) {
   }
 }
 
-const std::vector<int32_t>& Session::tokens() const { return impl_->seq_.tokens(); }
+const std::vector<int32_t>& Session::tokens() const {
+  return impl_->seq_.tokens();
+}
 
-uint64_t Session::checkpoint_bytes() const { return impl_->seq_.checkpoint_bytes(); }
+uint64_t Session::checkpoint_bytes() const {
+  return impl_->seq_.checkpoint_bytes();
+}
 
 }  // namespace kz

@@ -78,9 +78,10 @@ class Backend {
                          int n_head, float scale, float* out) = 0;
 
   // Causal depthwise conv over time: x[n_tok][channels], w[channels][d_conv] (tap d_conv-1 is the
-  // current token), state[channels][d_conv-1] (oldest first) updated in place; out[n_tok][channels].
-  virtual void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv,
-                        const float* w, float* state, float* out) = 0;
+  // current token), state[channels][d_conv-1] (oldest first) updated in place;
+  // out[n_tok][channels].
+  virtual void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+                        float* state, float* out) = 0;
   // Decay and write-strength gates: g = softplus(alpha + dt_bias) * a (a = -exp(A_log)),
   // beta = sigmoid(b); alpha, b, g, beta are [n_tok][n_v].
   virtual void delta_net_gates(const float* alpha, const float* b, const float* dt_bias,

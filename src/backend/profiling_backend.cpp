@@ -8,7 +8,8 @@ namespace {
 std::string layer_kind(std::string_view weight) {
   if (weight == "output.weight" || weight == "token_embd.weight") return "lm_head";
   if (weight.find("ffn_") != std::string_view::npos) return "ffn";
-  if (weight.find("ssm_") != std::string_view::npos || weight.find("attn_qkv") != std::string_view::npos ||
+  if (weight.find("ssm_") != std::string_view::npos ||
+      weight.find("attn_qkv") != std::string_view::npos ||
       weight.find("attn_gate") != std::string_view::npos)
     return "recurrent";
   if (weight.find("attn_") != std::string_view::npos) return "attention";
@@ -34,8 +35,8 @@ void ProfilingBackend::get_rows(const Matrix& w, std::span<const int32_t> ids, f
   layer_ = "other";
   timed("get_rows", [&] { inner_.get_rows(w, ids, y); });
 }
-void ProfilingBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t rows,
-                                float eps, float* y) {
+void ProfilingBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
+                                float* y) {
   timed("rms_norm", [&] { inner_.rms_norm(x, w, n, rows, eps, y); });
 }
 void ProfilingBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
@@ -54,12 +55,12 @@ void ProfilingBackend::add(float* x, const float* y, int64_t n) {
 void ProfilingBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   timed("mul_sigmoid", [&] { inner_.mul_sigmoid(x, gate, n); });
 }
-void ProfilingBackend::kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok,
-                                const float* k, const float* v) {
+void ProfilingBackend::kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
+                                const float* v) {
   timed("kv_store", [&] { inner_.kv_store(kv, pos0, n_tok, k, v); });
 }
-void ProfilingBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0,
-                                 int64_t n_tok, int n_head, float scale, float* out) {
+void ProfilingBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                                 int n_head, float scale, float* out) {
   timed("attention", [&] { inner_.attention(q, kv, pos0, n_tok, n_head, scale, out); });
 }
 void ProfilingBackend::ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv,
@@ -73,8 +74,8 @@ void ProfilingBackend::delta_net_gates(const float* alpha, const float* b, const
         [&] { inner_.delta_net_gates(alpha, b, dt_bias, a, n_tok, n_v, g, beta); });
 }
 void ProfilingBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
-                                        const float* g, const float* beta, float eps,
-                                        float* state, float* out) {
+                                        const float* g, const float* beta, float eps, float* state,
+                                        float* out) {
   timed("gated_delta_rule",
         [&] { inner_.gated_delta_rule(dims, n_tok, qkv, g, beta, eps, state, out); });
 }

@@ -22,8 +22,12 @@ void RefBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, in
 void RefBackend::swiglu(const float* gate, const float* up, int64_t n, float* y) {
   ref::swiglu(gate, up, n, y);
 }
-void RefBackend::silu(float* x, int64_t n) { ref::silu(x, n); }
-void RefBackend::add(float* x, const float* y, int64_t n) { ref::add(x, y, n); }
+void RefBackend::silu(float* x, int64_t n) {
+  ref::silu(x, n);
+}
+void RefBackend::add(float* x, const float* y, int64_t n) {
+  ref::add(x, y, n);
+}
 void RefBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   ref::mul_sigmoid(x, gate, n);
 }

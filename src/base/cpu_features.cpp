@@ -80,10 +80,17 @@ void mask(CpuFeatures& f, std::string_view list) {
 
 std::string CpuFeatures::describe() const {
   std::ostringstream out;
-  const std::pair<bool, const char*> all[] = {
-      {avx2, "avx2"},       {fma, "fma"},         {f16c, "f16c"},       {avx512f, "avx512f"},
-      {avx512bw, "avx512bw"}, {avx512vl, "avx512vl"}, {avx512vnni, "avx512vnni"}, {neon, "neon"},
-      {dotprod, "dotprod"}, {i8mm, "i8mm"},       {fp16, "fp16"}};
+  const std::pair<bool, const char*> all[] = {{avx2, "avx2"},
+                                              {fma, "fma"},
+                                              {f16c, "f16c"},
+                                              {avx512f, "avx512f"},
+                                              {avx512bw, "avx512bw"},
+                                              {avx512vl, "avx512vl"},
+                                              {avx512vnni, "avx512vnni"},
+                                              {neon, "neon"},
+                                              {dotprod, "dotprod"},
+                                              {i8mm, "i8mm"},
+                                              {fp16, "fp16"}};
   for (const auto& [on, name] : all)
     if (on) out << (out.tellp() > 0 ? " " : "") << name;
   return out.tellp() > 0 ? out.str() : "scalar";

@@ -38,7 +38,9 @@ inline uint16_t fp32_to_fp16(float f) {
   return static_cast<uint16_t>((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
 }
 
-inline float bf16_to_fp32(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+inline float bf16_to_fp32(uint16_t h) {
+  return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+}
 
 inline uint16_t fp32_to_bf16(float f) {
   const uint32_t u = std::bit_cast<uint32_t>(f);

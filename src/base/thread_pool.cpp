@@ -14,8 +14,12 @@ inline void cpu_relax() {
 #endif
 }
 
-inline uint32_t generation_of(uint64_t job) { return uint32_t(job >> 32); }
-inline int64_t chunk_of(uint64_t job) { return int64_t(job & 0xffffffffu); }
+inline uint32_t generation_of(uint64_t job) {
+  return uint32_t(job >> 32);
+}
+inline int64_t chunk_of(uint64_t job) {
+  return int64_t(job & 0xffffffffu);
+}
 constexpr uint64_t kClosed = 0xffffffffu;  // chunk index of a job being replaced: none to claim
 }  // namespace
 

@@ -12,16 +12,16 @@ namespace kz {
 
 // Scratch slots, shared by all architectures (a forward pass uses each for one purpose).
 enum ScratchSlot : size_t {
-  kSlotX,         // residual stream [T][n_embd]
-  kSlotNorm,      // normed input of a mixer / FFN [T][n_embd]
-  kSlotQ,         // queries (qwen35: query+gate) [T][...]
+  kSlotX,     // residual stream [T][n_embd]
+  kSlotNorm,  // normed input of a mixer / FFN [T][n_embd]
+  kSlotQ,     // queries (qwen35: query+gate) [T][...]
   kSlotK,
   kSlotV,
-  kSlotAttn,      // attention output [T][H*D]
-  kSlotOut,       // projection back to n_embd [T][n_embd]
-  kSlotGate,      // FFN gate, attention gate, DeltaNet z
-  kSlotUp,        // FFN up
-  kSlotConv,      // DeltaNet conv output [T][conv_dim]
+  kSlotAttn,  // attention output [T][H*D]
+  kSlotOut,   // projection back to n_embd [T][n_embd]
+  kSlotGate,  // FFN gate, attention gate, DeltaNet z
+  kSlotUp,    // FFN up
+  kSlotConv,  // DeltaNet conv output [T][conv_dim]
   kSlotAlpha,
   kSlotBeta,
   kSlotDecay,

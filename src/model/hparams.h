@@ -20,7 +20,7 @@ struct CommonHparams {
   int head_dim = 0;         // D (key_length; value_length must equal it)
   int n_rot = 0;            // rope.dimension_count
   float freq_base = 10000.0f;
-  float eps = 0.0f;         // attention.layer_norm_rms_epsilon
+  float eps = 0.0f;  // attention.layer_norm_rms_epsilon
 };
 
 // Reads and validates the keys above for architecture `arch`; errors name the key.

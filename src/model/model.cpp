@@ -17,7 +17,8 @@ uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n) {
 
 uint64_t fingerprint_of(const gguf::File& f) {
   const auto bytes = f.bytes();
-  uint64_t h = fnv1a(0xcbf29ce484222325ull, bytes.data(), std::min<uint64_t>(f.data_offset(), bytes.size()));
+  uint64_t h =
+      fnv1a(0xcbf29ce484222325ull, bytes.data(), std::min<uint64_t>(f.data_offset(), bytes.size()));
   for (const auto& t : f.tensors()) h = fnv1a(h, t.data, std::min<uint64_t>(t.nbytes, 64));
   return h;
 }
@@ -49,7 +50,8 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
     const bool last = i + n == tokens.size();
     float* out = all_logits ? logits.data() + i * info_.n_vocab : logits.data();
     // Only the batch holding the last token produces logits unless all are wanted.
-    forward(backend, state, scratch, tokens.subspan(i, n), all_logits, (all_logits || last) ? out : nullptr);
+    forward(backend, state, scratch, tokens.subspan(i, n), all_logits,
+            (all_logits || last) ? out : nullptr);
     state.n_past += n;
   }
 }

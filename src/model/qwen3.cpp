@@ -34,9 +34,9 @@ class Qwen3 final : public Model {
  private:
   CommonHparams hp_;
   AttentionDims attn_;
-  Matrix tok_embd_;          // {n_embd, V}
-  const float* out_norm_;    // [n_embd]
-  Matrix output_;            // {n_embd, V}: output.weight, or token_embd.weight when tied
+  Matrix tok_embd_;        // {n_embd, V}
+  const float* out_norm_;  // [n_embd]
+  Matrix output_;          // {n_embd, V}: output.weight, or token_embd.weight when tied
   std::vector<Qwen3Layer> layers_;
 };
 
@@ -47,7 +47,8 @@ Qwen3::Qwen3(gguf::File file) : Model(std::move(file)) {
     fail(f.path(), ": key 'qwen3.nextn_predict_layers' must be 0 for dense qwen3");
   if (hp_.n_rot != hp_.head_dim)
     fail(f.path(), ": key 'qwen3.rope.dimension_count' must equal the head dim ", hp_.head_dim);
-  info_ = {"qwen3", f.opt_string("general.name").value_or(""), hp_.n_vocab, hp_.n_embd,
+  info_ = {"qwen3",     f.opt_string("general.name").value_or(""),
+           hp_.n_vocab, hp_.n_embd,
            hp_.n_block, hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
@@ -76,7 +77,8 @@ Qwen3::Qwen3(gguf::File file) : Model(std::move(file)) {
 }
 
 SequenceState Qwen3::new_state(int64_t n_ctx, DType k_type, DType v_type) const {
-  return make_state(n_ctx, k_type, v_type, int(layers_.size()), hp_.n_head_kv, hp_.head_dim, 0, 0, 0);
+  return make_state(n_ctx, k_type, v_type, int(layers_.size()), hp_.n_head_kv, hp_.head_dim, 0, 0,
+                    0);
 }
 
 void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const int32_t> tokens,
@@ -113,6 +115,8 @@ void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const 
 
 }  // namespace
 
-std::unique_ptr<Model> load_qwen3(gguf::File file) { return std::make_unique<Qwen3>(std::move(file)); }
+std::unique_ptr<Model> load_qwen3(gguf::File file) {
+  return std::make_unique<Qwen3>(std::move(file));
+}
 
 }  // namespace kz

@@ -128,8 +128,9 @@ void Qwen35::read_hparams() {
 Qwen35::Qwen35(gguf::File file) : Model(std::move(file)) {
   read_hparams();
   const gguf::File& f = file_;
-  info_ = {"qwen35", f.opt_string("general.name").value_or(""), hp_.n_vocab, hp_.n_embd, n_layer_,
-           hp_.n_ctx_train};
+  info_ = {"qwen35",    f.opt_string("general.name").value_or(""),
+           hp_.n_vocab, hp_.n_embd,
+           n_layer_,    hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
   WeightBinder w(f);

@@ -22,9 +22,9 @@ struct RecurrentState {
 struct SequenceState {
   DType k_type = DType::F16, v_type = DType::F16;  // KV cache element types
   int64_t n_ctx = 0;
-  int64_t n_past = 0;                  // tokens evaluated so far (= next position)
-  std::vector<AttentionCache> attn;    // one per attention layer, in layer order
-  std::vector<RecurrentState> recur;   // one per recurrent layer, in layer order
+  int64_t n_past = 0;                 // tokens evaluated so far (= next position)
+  std::vector<AttentionCache> attn;   // one per attention layer, in layer order
+  std::vector<RecurrentState> recur;  // one per recurrent layer, in layer order
 
   // Bytes independent of the context length (recurrent state) and per context token (KV).
   uint64_t fixed_bytes() const;

@@ -24,7 +24,8 @@ const gguf::TensorInfo& WeightBinder::find(const std::string& name,
   for (int d = 0; d < 4; ++d) {
     if (t->ne[d] != want[d])
       fail(file_.path(), ": tensor '", name, "' has wrong shape; expected ",
-           shape_str(want, shape.size()), ", got ", shape_str(t->ne, std::max<size_t>(t->n_dims, 1)));
+           shape_str(want, shape.size()), ", got ",
+           shape_str(t->ne, std::max<size_t>(t->n_dims, 1)));
   }
   if (!can_dequantize(t->type))
     fail(file_.path(), ": tensor '", name, "' has type ", dtype_name(t->type),
@@ -64,7 +65,9 @@ const float* WeightBinder::f32_matrix(const std::string& name, int64_t cols, int
   return as_f32(find(name, {cols, rows}));
 }
 
-void WeightBinder::keep(const std::string& name) { used_.insert(name); }
+void WeightBinder::keep(const std::string& name) {
+  used_.insert(name);
+}
 
 void WeightBinder::finish() const {
   for (const auto& t : file_.tensors())

@@ -23,14 +23,13 @@ struct Checkpoint {
 };
 
 struct CheckpointPolicy {
-  int64_t interval = 256;                 // also checkpoint every N tokens (0: boundaries only)
-  uint64_t budget_bytes = 256ull << 20;   // oldest checkpoints are dropped beyond this
+  int64_t interval = 256;                // also checkpoint every N tokens (0: boundaries only)
+  uint64_t budget_bytes = 256ull << 20;  // oldest checkpoints are dropped beyond this
 };
 
 class Sequence {
  public:
-  Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type,
-           CheckpointPolicy policy);
+  Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type, CheckpointPolicy policy);
 
   // Keeps the longest prefix of `tokens` this sequence can resume from, at most
   // tokens.size() - 1 tokens (the last token is always evaluated, to produce logits). Returns

@@ -100,8 +100,7 @@ std::vector<uint8_t> save_state_image(const Model& model, const SequenceState& s
   return std::move(w.out);
 }
 
-RestoredState load_state_image(const Model& model, std::span<const uint8_t> image,
-                               int64_t n_ctx) {
+RestoredState load_state_image(const Model& model, std::span<const uint8_t> image, int64_t n_ctx) {
   if (image.size() < sizeof(kMagic) + sizeof(uint64_t)) fail("state image: truncated header");
   if (std::memcmp(image.data(), kMagic, sizeof(kMagic)) != 0)
     fail("state image: not a Kazeia state (bad magic)");

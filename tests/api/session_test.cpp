@@ -46,8 +46,7 @@ class SessionApi : public ::testing::TestWithParam<Case> {
 TEST_P(SessionApi, PrefixReuseGivesTheSameAnswersAsRecomputing) {
   Session reuse(engine_, params_), scratch(engine_, params_);
   std::vector<ChatMessage> history = {{"system", "You are terse.", ""}};
-  const char* questions[] = {"Hi there", "What is 2+2?", "And 3+3?", "Tell me a story",
-                             "Thanks!"};
+  const char* questions[] = {"Hi there", "What is 2+2?", "And 3+3?", "Tell me a story", "Thanks!"};
   auto no_reuse = greedy(12);
   no_reuse.reuse_prefix = false;
   for (int turn = 0; turn < 5; ++turn) {
@@ -123,7 +122,8 @@ TEST_P(SessionApi, BadStateImagesAreRefusedAndLeaveTheSessionUntouched) {
   expect_refused(bad_magic, "bad magic");
 
   const bool is_qwen35 = GetParam().model.find("qwen35") != std::string::npos;
-  auto other = Engine::load(testing::model_path(is_qwen35 ? "qwen3-tiny-q8_0" : "qwen35-tiny-q4_0"));
+  auto other =
+      Engine::load(testing::model_path(is_qwen35 ? "qwen3-tiny-q8_0" : "qwen35-tiny-q4_0"));
   Session foreign(other, params_);
   foreign.generate(std::vector<ChatMessage>{{"user", "Hello", ""}}, greedy(2));
   expect_refused(foreign.save_state(), "another model");
@@ -177,10 +177,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SessionApi,
                          ::testing::Values(Case{"qwen3-tiny-q8_0", "cpu"},
                                            Case{"qwen35-tiny-q4_0", "cpu"}),
                          [](const auto& info) {
-                           std::string n = info.param.model + "_" + info.param.backend;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
+                           return testing::test_name(info.param.model + "_" + info.param.backend);
                          });
 
 }  // namespace

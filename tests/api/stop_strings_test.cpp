@@ -30,7 +30,9 @@ TEST(StopStrings, StopInsideOnePieceAndFlushWithoutStop) {
   EXPECT_EQ(none.push("anything"), "anything");
 }
 
-TEST(StopStrings, EmptyStopIsRejected) { EXPECT_THROW(StopStringFilter({""}), Error); }
+TEST(StopStrings, EmptyStopIsRejected) {
+  EXPECT_THROW(StopStringFilter({""}), Error);
+}
 
 }  // namespace
 }  // namespace kz

@@ -50,7 +50,9 @@ struct FixtureParam {
   std::string backend;
 };
 
-bool is_f32_model(const std::string& m) { return m.find("-f32") != std::string::npos; }
+bool is_f32_model(const std::string& m) {
+  return m.find("-f32") != std::string::npos;
+}
 
 std::vector<ReferenceCase> reference(const std::string& model, const char* suffix) {
   return testing::load_reference(testing::fixtures_dir() + "/models/" + model + suffix);
@@ -133,10 +135,7 @@ std::vector<FixtureParam> all_params() {
 
 INSTANTIATE_TEST_SUITE_P(All, FixtureModel, ::testing::ValuesIn(all_params()),
                          [](const auto& info) {
-                           std::string n = info.param.model + "_" + info.param.backend;
-                           for (char& ch : n)
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
+                           return testing::test_name(info.param.model + "_" + info.param.backend);
                          });
 
 }  // namespace

@@ -6,7 +6,8 @@
 // make_parity_data.py). So CI needs no PyTorch, and no F32 file has to be committed.
 //
 // * `ref` multiplies dequantized weights with f32 activations, i.e. the PyTorch computation in
-//   f32: it must agree within float rounding (max |diff| <= 1e-3 nats, F32 KV cache).
+//   f32: it must agree within float rounding (max |diff| <= 2e-4 nats, F32 KV cache; measured
+//   4e-6: f32 vs float64 over 6 layers and 256 positions).
 // * `cpu` rounds activations to 8-bit blocks (Q8_0) before every quantized matmul, like
 //   llama.cpp; each such rounding perturbs a matmul output by ~0.2-0.4% relative, which is not
 //   float rounding. It is checked against a bound justified by that noise: mean |diff| <= 0.02
@@ -27,6 +28,8 @@
 
 namespace kz {
 namespace {
+
+constexpr double kRefTolerance = 2e-4;
 
 struct ParityData {
   std::string model;
@@ -101,13 +104,16 @@ TEST(PyTorchParity, RefBackendMatchesWithinFloatRounding) {
   const ParityData d = load_parity();
   const Stats s = compare(engine_logprobs(d, "ref", DType::F32), d.logprobs);
   RecordProperty("max_abs_diff", std::to_string(s.max_abs));
-  EXPECT_LE(s.max_abs, 1e-3) << "mean |diff| " << s.mean_abs;
+  RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
+  EXPECT_LE(s.max_abs, kRefTolerance) << "mean |diff| " << s.mean_abs;
 }
 
 TEST(PyTorchParity, CpuBackendMatchesWithinActivationRounding) {
   const ParityData d = load_parity();
   const Stats s = compare(engine_logprobs(d, "cpu", DType::F16), d.logprobs);
   RecordProperty("max_abs_diff", std::to_string(s.max_abs));
+  RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
+  RecordProperty("mean_logprob_diff", std::to_string(s.mean_ours - s.mean_ref));
   EXPECT_LE(s.mean_abs, 0.02);
   EXPECT_LE(s.max_abs, 0.25);
   EXPECT_LE(std::abs(s.mean_ours - s.mean_ref), 0.005 * std::abs(s.mean_ref))

@@ -55,12 +55,7 @@ TEST_P(PrefillEqualsDecode, AtChunkBoundaries) {
 
 INSTANTIATE_TEST_SUITE_P(Models, PrefillEqualsDecode,
                          ::testing::Values("qwen3-tiny-f32", "qwen35-tiny-f32"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing::test_name(info.param); });
 
 }  // namespace
 }  // namespace kz

@@ -39,7 +39,8 @@ std::string load_error(const std::string& model, const Edit& edit) {
     data.resize(data.size() / before * after);
     w.add_tensor(t.name, t.type, ne, std::move(data));
   }
-  if (edit.extra_tensor) w.add_tensor("blk.0.bogus.weight", DType::F32, {4}, std::vector<uint8_t>(16));
+  if (edit.extra_tensor)
+    w.add_tensor("blk.0.bogus.weight", DType::F32, {4}, std::vector<uint8_t>(16));
   const std::string path = ::testing::TempDir() + "/invalid_" + model + ".gguf";
   w.write(path);
   std::string error;
@@ -59,7 +60,9 @@ void expect_rejected(const std::string& error, const std::string& what) {
 
 const char* kQwen35 = "qwen35-tiny-f32";
 
-TEST(ModelValidation, UnmodifiedFixtureLoads) { EXPECT_EQ(load_error(kQwen35, {}), ""); }
+TEST(ModelValidation, UnmodifiedFixtureLoads) {
+  EXPECT_EQ(load_error(kQwen35, {}), "");
+}
 
 TEST(ModelValidation, ValueHeadsNotAMultipleOfKeyHeads) {
   Edit e;

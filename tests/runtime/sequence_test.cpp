@@ -124,10 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Models, PrefixReuse,
                                            ReuseParam{"qwen3-tiny-q8_0", "ref"},
                                            ReuseParam{"qwen35-tiny-q4_0", "ref"}),
                          [](const auto& info) {
-                           std::string n = info.param.model + "_" + info.param.backend;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
+                           return testing::test_name(info.param.model + "_" + info.param.backend);
                          });
 
 }  // namespace

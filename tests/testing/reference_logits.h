@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -12,7 +13,9 @@
 
 namespace kz::testing {
 
-inline std::string fixtures_dir() { return KAZEIA_FIXTURES_DIR; }
+inline std::string fixtures_dir() {
+  return KAZEIA_FIXTURES_DIR;
+}
 inline std::string model_path(const std::string& name) {
   return fixtures_dir() + "/models/" + name + ".gguf";
 }
@@ -58,5 +61,12 @@ inline LogitsError compare_logits(const float* ours, const std::vector<float>& r
 }
 
 constexpr double kMaxRelRms = 0.005;  // fixtures README: float paths and reference-rounding paths
+
+// A GoogleTest parameter name from free text ("qwen35-tiny-f32" -> "qwen35_tiny_f32").
+inline std::string test_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
 
 }  // namespace kz::testing

@@ -61,8 +61,9 @@ TEST(Cli, NotAGgufFile) {
 }
 
 TEST(Cli, UnsupportedArchitecture) {
-  expect_error(kazeia("run -m " + kz::testing::fixtures_dir() + "/vocab/ggml-vocab-qwen2.gguf -p hi"),
-               "unsupported architecture");
+  expect_error(
+      kazeia("run -m " + kz::testing::fixtures_dir() + "/vocab/ggml-vocab-qwen2.gguf -p hi"),
+      "unsupported architecture");
 }
 
 TEST(Cli, UnsupportedType) {
@@ -96,7 +97,8 @@ TEST(Cli, UnknownFlagAndBadValues) {
 }
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* c : {"run", "chat", "inspect", "tokenize", "logits", "mkmodel", "perplexity", "bench"}) {
+  for (const char* c :
+       {"run", "chat", "inspect", "tokenize", "logits", "mkmodel", "perplexity", "bench"}) {
     const CliResult r = kazeia(std::string(c) + " --help");
     EXPECT_EQ(r.code, 0) << c;
     EXPECT_NE(r.out.find("usage: kazeia"), std::string::npos) << c;
@@ -104,23 +106,26 @@ TEST(Cli, HelpOnEveryCommand) {
 }
 
 TEST(Cli, RunGeneratesAndReportsTimings) {
-  const CliResult r = kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0");
+  const CliResult r =
+      kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("prefill:"), std::string::npos);
   EXPECT_NE(r.err.find("decode:"), std::string::npos);
-  EXPECT_EQ(kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0").out,
-            r.out);  // greedy is deterministic
+  EXPECT_EQ(
+      kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0").out,
+      r.out);  // greedy is deterministic
 }
 
 TEST(Cli, LogitsMatchTheFixtureFormatAndValues) {
-  const auto cases = kz::testing::load_reference(kz::testing::fixtures_dir() +
-                                                 "/models/qwen3-tiny-f32.ref.json");
+  const auto cases =
+      kz::testing::load_reference(kz::testing::fixtures_dir() + "/models/qwen3-tiny-f32.ref.json");
   const auto& c = cases[0];
   std::string ids, then;
   for (int32_t t : c.prompt) ids += (ids.empty() ? "" : ",") + std::to_string(t);
-  for (size_t i = 0; i < 3; ++i) then += (then.empty() ? "" : ",") + std::to_string(c.continuation[i]);
+  for (size_t i = 0; i < 3; ++i)
+    then += (then.empty() ? "" : ",") + std::to_string(c.continuation[i]);
   const CliResult r = kazeia("logits -m " + kz::testing::model_path("qwen3-tiny-f32") + " --ids " +
-                       ids + " --then " + then + " --backend ref -ctk f32 -ctv f32");
+                             ids + " --then " + then + " --backend ref -ctk f32 -ctv f32");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto prefill = j.at("prefill_logits_last").get<std::vector<float>>();
@@ -143,9 +148,11 @@ TEST(Cli, MkmodelThenInspectAndTokenize) {
   EXPECT_NE(info.out.find("blk.0.attn_qkv.weight"), std::string::npos);
   EXPECT_NE(info.out.find("q4_0"), std::string::npos);
   EXPECT_NE(info.out.find("bytes fixed (recurrent)"), std::string::npos);
-  const CliResult tok = kazeia("tokenize -m " + path + " -p \"<|im_start|>hello world\" --ids-only");
+  const CliResult tok =
+      kazeia("tokenize -m " + path + " -p \"<|im_start|>hello world\" --ids-only");
   ASSERT_EQ(tok.code, 0) << tok.err;
-  const CliResult back = kazeia("tokenize -m " + path + " --ids " + tok.out.substr(0, tok.out.size() - 1));
+  const CliResult back =
+      kazeia("tokenize -m " + path + " --ids " + tok.out.substr(0, tok.out.size() - 1));
   EXPECT_EQ(back.out, "<|im_start|>hello world\n");
   std::remove(path.c_str());
 }

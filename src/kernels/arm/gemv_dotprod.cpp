@@ -7,7 +7,7 @@ namespace kz::arm {
 namespace {
 
 struct DotProd {
-  static int32x4_t dot(int32x4_t acc, int8x16_t a, int8x16_t b) { return vdotq_s32(acc, a, b); }
+  static int32x4_t dot4(int8x16_t a, int8x16_t b) { return vdotq_s32(vdupq_n_s32(0), a, b); }
 };
 
 }  // namespace

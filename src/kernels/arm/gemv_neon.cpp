@@ -1,5 +1,6 @@
 // Quantized gemv on ARMv8.0 Advanced SIMD (every AArch64 core): int8 products widened by
-// vmull_s8 to int16 (exact: |q_w · q_a| <= 128 · 127) and pairwise added into int32 lanes.
+// vmull_s8 to int16 (exact: |q_w · q_a| <= 128 · 128), then pairwise added twice, so each int32
+// lane holds 4 consecutive products as quant_dot.h requires.
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/quant_dot.h"
 
@@ -7,9 +8,10 @@ namespace kz::arm {
 namespace {
 
 struct Neon {
-  static int32x4_t dot(int32x4_t acc, int8x16_t a, int8x16_t b) {
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-    return vpadalq_s16(acc, vmull_high_s8(a, b));
+  static int32x4_t dot4(int8x16_t a, int8x16_t b) {
+    const int32x4_t lo = vpaddlq_s16(vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    const int32x4_t hi = vpaddlq_s16(vmull_high_s8(a, b));
+    return vpaddq_s32(lo, hi);
   }
 };
 

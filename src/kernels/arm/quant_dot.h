@@ -1,7 +1,15 @@
 // Dot products of one quantized weight row with one activation row, written once for every
-// ARM instruction set: `Isa::dot(acc, a, b)` adds the 16 products a[i] * b[i] (int8) into the
-// four int32 lanes of acc, in some lane order; only the lanes' total is used. The including file
-// supplies Isa (gemv_neon.cpp: vmull + vpadal; gemv_dotprod.cpp: vdotq_s32).
+// ARM instruction set, in the f32 order of the reference implementation's x86 AVX2 kernels
+// (ggml-cpu/arch/x86/quants.c; kernels/x86/gemm_q8_0_tiles.h and gemm_k_quants_tiles.h do the
+// same), which the fixtures' ref.json were computed with: per 32-byte chunk, 8 int32 lanes of 4
+// consecutive products (lanes 0-3: bytes 0-15, lanes 4-7: bytes 16-31); per block or
+// super-block, lanes converted to f32 and accumulated by fused multiply-add into 8 f32 lanes;
+// the fixed horizontal sum at the end. So ARM and x86 give the same bits, and a model's logits
+// do not drift apart across machines (on the random fixture models a last-bit difference flips
+// roundings of later activations and grows).
+//
+// `Isa::dot4(a, b)` returns those 4 lanes for 16 bytes: lane k = Σ_{j<4} a[4k+j]·b[4k+j]. The
+// including file supplies Isa (gemv_neon.cpp: vmull + pairwise adds; gemv_dotprod.cpp: vdotq).
 //
 // Everything here has internal linkage (an unnamed namespace in a header, on purpose): each
 // file that includes it is compiled with different -march flags, and one shared inline copy
@@ -12,6 +20,7 @@
 
 #include <arm_neon.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -44,15 +53,6 @@ inline void q4_K_scales_mins(const uint8_t packed[12], uint8_t sc[8], uint8_t m[
   const uint32_t mins[2] = {u[1] & kLow6, ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kTop2) << 4)};
   std::memcpy(sc, scales, 8);
   std::memcpy(m, mins, 8);
-}
-
-// Σ_s m[s] * (bsums[2s] + bsums[2s+1]): the min term of Q4_K / Q5_K.
-inline int32_t q8_K_min_sum(const BlockQ8K& y, const uint8_t m[8]) {
-  const int16x8_t pair_sums = vpaddq_s16(vld1q_s16(y.bsums), vld1q_s16(y.bsums + 8));
-  const int16x8_t mins = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(m)));
-  const int32x4_t prod = vaddq_s32(vmull_s16(vget_low_s16(pair_sums), vget_low_s16(mins)),
-                                   vmull_high_s16(pair_sums, mins));
-  return vaddvq_s32(prod);
 }
 
 // The 32 quants of a Q4_0 block minus 8: elements 0..15 in lo, 16..31 in hi.
@@ -105,84 +105,117 @@ inline void q6_K_half(const BlockQ6K& x, int h, int8x16_t q[8]) {
   }
 }
 
-template <class Isa>
-int32x4_t dot32(int32x4_t acc, int8x16_t w0, int8x16_t w1, const int8_t* a) {
-  return Isa::dot(Isa::dot(acc, w0, vld1q_s8(a)), w1, vld1q_s8(a + 16));
+// 8 f32 lanes and the AVX2 horizontal sums (x86/simd_avx2.h: hsum_f32x8, hsum_f32x4):
+// ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).
+struct F32x8 {
+  float32x4_t lo = vdupq_n_f32(0), hi = vdupq_n_f32(0);
+  // lanes += d * float(lo | hi), fused as _mm256_fmadd_ps.
+  void fma(float d, int32x4_t ilo, int32x4_t ihi) {
+    lo = vfmaq_n_f32(lo, vcvtq_f32_s32(ilo), d);
+    hi = vfmaq_n_f32(hi, vcvtq_f32_s32(ihi), d);
+  }
+};
+inline float hsum4(float32x4_t r) {
+  return vpadds_f32(vadd_f32(vget_low_f32(r), vget_high_f32(r)));
 }
+inline float hsum8(const F32x8& x) { return hsum4(vaddq_f32(x.lo, x.hi)); }
 
-// Q4_0 x Q8_0 and Q8_0 x Q8_0: the reference's f32 expressions, so bit-identical to it.
+// Q4_0 x Q8_0 and Q8_0 x Q8_0: acc = fma(d_w * d_a, lanes, acc) per block.
 template <class Isa>
 float dot_q4_0_q8_0(const BlockQ4_0* x, const BlockQ8_0* y, int64_t nb) {
-  float sumf = 0;
+  F32x8 acc;
   for (int64_t i = 0; i < nb; ++i) {
     int8x16_t lo, hi;
     q4_0_quants(x[i], lo, hi);
-    const int32_t sumi = vaddvq_s32(dot32<Isa>(vdupq_n_s32(0), lo, hi, y[i].qs));
-    sumf += static_cast<float>(sumi) * half_to_float(x[i].d) * half_to_float(y[i].d);
+    acc.fma(half_to_float(x[i].d) * half_to_float(y[i].d), Isa::dot4(lo, vld1q_s8(y[i].qs)),
+            Isa::dot4(hi, vld1q_s8(y[i].qs + 16)));
   }
-  return sumf;
+  return hsum8(acc);
 }
 
 template <class Isa>
 float dot_q8_0_q8_0(const BlockQ8_0* x, const BlockQ8_0* y, int64_t nb) {
-  float sumf = 0;
-  for (int64_t i = 0; i < nb; ++i) {
-    const int32x4_t acc =
-        dot32<Isa>(vdupq_n_s32(0), vld1q_s8(x[i].qs), vld1q_s8(x[i].qs + 16), y[i].qs);
-    sumf += static_cast<float>(vaddvq_s32(acc)) * (half_to_float(x[i].d) * half_to_float(y[i].d));
-  }
-  return sumf;
+  F32x8 acc;
+  for (int64_t i = 0; i < nb; ++i)
+    acc.fma(half_to_float(x[i].d) * half_to_float(y[i].d),
+            Isa::dot4(vld1q_s8(x[i].qs), vld1q_s8(y[i].qs)),
+            Isa::dot4(vld1q_s8(x[i].qs + 16), vld1q_s8(y[i].qs + 16)));
+  return hsum8(acc);
 }
 
-// Q4_K / Q5_K x Q8_K: per super-block d·Σ_s sc_s·(q·a)_s − dmin·Σ_s m_s·bsum_s.
-template <class Isa, class Block, void (*Chunk)(const Block&, int, int8x16_t*)>
+// The min products of Q4_K / Q5_K in 4 lanes: lane k = m[2k]·S[2k] + m[2k+1]·S[2k+1], with S[s]
+// the activation sum of sub-block s (bsums[2s] + bsums[2s+1]).
+inline int32x4_t q8_K_min_products(const BlockQ8K& y, const uint8_t m[8]) {
+  const int16x8_t sums = vpaddq_s16(vld1q_s16(y.bsums), vld1q_s16(y.bsums + 8));
+  const int16x8_t mins = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(m)));
+  return vpaddq_s32(vmull_s16(vget_low_s16(sums), vget_low_s16(mins)),
+                    vmull_high_s16(sums, mins));
+}
+
+// Q4_K / Q5_K x Q8_K. Integer lanes per super-block: Σ over sub-blocks s of sc_s · (4-product
+// lanes of s); acc = fma(d_a * d_w, lanes, acc). The mins: Q4_K keeps 4 f32 lanes
+// acc_m = fma(-d_a * dmin_w, min products, acc_m); Q5_K one f32, summs = fma(-d_a * dmin_w,
+// Σ min products, summs) (the reference's kernels differ there).
+template <class Isa, class Block, void (*Chunk)(const Block&, int, int8x16_t*), bool kMinLanes>
 float dot_q45_K_q8_K(const Block* x, const BlockQ8K* y, int64_t nb) {
-  float sumf = 0;
+  F32x8 acc;
+  float32x4_t acc_m = vdupq_n_f32(0);
+  float summs = 0;
   for (int64_t i = 0; i < nb; ++i) {
     uint8_t sc[8], m[8];
     q4_K_scales_mins(x[i].scales, sc, m);
-    int32x4_t acc = vdupq_n_s32(0);
+    int32x4_t lo = vdupq_n_s32(0), hi = vdupq_n_s32(0);
     for (int j = 0; j < 4; ++j) {
       int8x16_t q[4];
       Chunk(x[i], j, q);
       const int8_t* a = y[i].qs + 64 * j;
-      acc = vmlaq_n_s32(acc, dot32<Isa>(vdupq_n_s32(0), q[0], q[1], a), sc[2 * j]);
-      acc = vmlaq_n_s32(acc, dot32<Isa>(vdupq_n_s32(0), q[2], q[3], a + 32), sc[2 * j + 1]);
+      lo = vmlaq_n_s32(lo, Isa::dot4(q[0], vld1q_s8(a)), sc[2 * j]);
+      hi = vmlaq_n_s32(hi, Isa::dot4(q[1], vld1q_s8(a + 16)), sc[2 * j]);
+      lo = vmlaq_n_s32(lo, Isa::dot4(q[2], vld1q_s8(a + 32)), sc[2 * j + 1]);
+      hi = vmlaq_n_s32(hi, Isa::dot4(q[3], vld1q_s8(a + 48)), sc[2 * j + 1]);
     }
-    const float d = half_to_float(x[i].d) * y[i].d;
-    const float dmin = half_to_float(x[i].dmin) * y[i].d;
-    sumf += d * static_cast<float>(vaddvq_s32(acc));
-    sumf -= dmin * static_cast<float>(q8_K_min_sum(y[i], m));
+    acc.fma(y[i].d * half_to_float(x[i].d), lo, hi);
+    const float dmin = -y[i].d * half_to_float(x[i].dmin);
+    const int32x4_t p = q8_K_min_products(y[i], m);
+    if constexpr (kMinLanes) {
+      acc_m = vfmaq_n_f32(acc_m, vcvtq_f32_s32(p), dmin);
+    } else {
+      const int32_t mins = vgetq_lane_s32(p, 0) + vgetq_lane_s32(p, 1) + vgetq_lane_s32(p, 2) +
+                           vgetq_lane_s32(p, 3);
+      summs = std::fma(dmin, static_cast<float>(mins), summs);
+    }
   }
-  return sumf;
+  return hsum8(acc) + (kMinLanes ? hsum4(acc_m) : summs);
 }
 
 template <class Isa>
 float dot_q4_K_q8_K(const BlockQ4K* x, const BlockQ8K* y, int64_t nb) {
-  return dot_q45_K_q8_K<Isa, BlockQ4K, q4_K_chunk>(x, y, nb);
+  return dot_q45_K_q8_K<Isa, BlockQ4K, q4_K_chunk, true>(x, y, nb);
 }
 template <class Isa>
 float dot_q5_K_q8_K(const BlockQ5K* x, const BlockQ8K* y, int64_t nb) {
-  return dot_q45_K_q8_K<Isa, BlockQ5K, q5_K_chunk>(x, y, nb);
+  return dot_q45_K_q8_K<Isa, BlockQ5K, q5_K_chunk, false>(x, y, nb);
 }
 
-// Q6_K x Q8_K: per super-block d·Σ_g scales[g]·(q·a)_g over 16 groups of 16.
+// Q6_K x Q8_K: chunk c (32 elements) has scales[2c] on bytes 0-15 and scales[2c+1] on 16-31.
 template <class Isa>
 float dot_q6_K_q8_K(const BlockQ6K* x, const BlockQ8K* y, int64_t nb) {
-  float sumf = 0;
+  F32x8 acc;
   for (int64_t i = 0; i < nb; ++i) {
-    int32x4_t acc = vdupq_n_s32(0);
+    int32x4_t lo = vdupq_n_s32(0), hi = vdupq_n_s32(0);
     for (int h = 0; h < 2; ++h) {
       int8x16_t q[8];
       q6_K_half(x[i], h, q);
-      for (int k = 0; k < 8; ++k) {
-        const int32x4_t p = Isa::dot(vdupq_n_s32(0), q[k], vld1q_s8(y[i].qs + 128 * h + 16 * k));
-        acc = vmlaq_n_s32(acc, p, x[i].scales[8 * h + k]);
+      const int8_t* a = y[i].qs + 128 * h;
+      const int8_t* sc = x[i].scales + 8 * h;
+      for (int k = 0; k < 4; ++k) {
+        lo = vmlaq_n_s32(lo, Isa::dot4(q[2 * k], vld1q_s8(a + 32 * k)), sc[2 * k]);
+        hi = vmlaq_n_s32(hi, Isa::dot4(q[2 * k + 1], vld1q_s8(a + 32 * k + 16)), sc[2 * k + 1]);
       }
     }
-    sumf += (half_to_float(x[i].d) * y[i].d) * static_cast<float>(vaddvq_s32(acc));
+    acc.fma(y[i].d * half_to_float(x[i].d), lo, hi);
   }
-  return sumf;
+  return hsum8(acc);
 }
 
 // The gemv of a row dot product: rows row_bytes apart, one activation row.

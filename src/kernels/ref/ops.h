@@ -26,7 +26,11 @@ void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k
 void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                float scale, float* out);
 
-inline float silu(float x) { return x / (1.0f + __builtin_expf(-x)); }
-inline float sigmoid(float x) { return 1.0f / (1.0f + __builtin_expf(-x)); }
+inline float silu(float x) {
+  return x / (1.0f + __builtin_expf(-x));
+}
+inline float sigmoid(float x) {
+  return 1.0f / (1.0f + __builtin_expf(-x));
+}
 
 }  // namespace kz::ref

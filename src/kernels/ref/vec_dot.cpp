@@ -137,7 +137,9 @@ const RefKernel* find_kernel(DType weight) {
 
 }  // namespace
 
-bool has_vec_dot(DType weight) { return find_kernel(weight) != nullptr; }
+bool has_vec_dot(DType weight) {
+  return find_kernel(weight) != nullptr;
+}
 
 GemvFn gemv_function(DType weight) {
   const RefKernel* k = find_kernel(weight);
