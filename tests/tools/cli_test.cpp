@@ -121,9 +121,12 @@ TEST(Cli, LogitsMatchTheFixtureFormatAndValues) {
       kz::testing::load_reference(kz::testing::fixtures_dir() + "/models/qwen3-tiny-f32.ref.json");
   const auto& c = cases[0];
   std::string ids, then;
-  for (int32_t t : c.prompt) ids += (ids.empty() ? "" : ",") + std::to_string(t);
-  for (size_t i = 0; i < 3; ++i)
-    then += (then.empty() ? "" : ",") + std::to_string(c.continuation[i]);
+  auto append = [](std::string& list, int32_t id) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(id);
+  };
+  for (int32_t t : c.prompt) append(ids, t);
+  for (size_t i = 0; i < 3; ++i) append(then, c.continuation[i]);
   const CliResult r = kazeia("logits -m " + kz::testing::model_path("qwen3-tiny-f32") + " --ids " +
                              ids + " --then " + then + " --backend ref -ctk f32 -ctv f32");
   ASSERT_EQ(r.code, 0) << r.err;

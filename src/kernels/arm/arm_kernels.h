@@ -1,21 +1,21 @@
 // ARM64 matrix-product kernels (kernels/kernel_table.h signatures), by instruction set:
 //   __neon          ARMv8.0 Advanced SIMD (every AArch64 core): int8 products by vmull_s8 and
-//                   pairwise widening adds (vpadalq_s16);
-//   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane);
-//   __neon_i8mm     ARMv8.2 FEAT_I8MM: vmmlaq_s32, a 2x8 by 8x2 int8 matrix product, used for two
-//                   weight rows times two activation rows at once.
-// Declared on every architecture, defined only when targeting AArch64 (the *_neon / *_dotprod /
-// *_i8mm files are built with their own -march flags, CMakeLists.txt); register.cpp only
-// reaches a kernel when cpu_features() reports its instruction set.
+//                   pairwise widening adds;
+//   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane).
+// Declared on every architecture, defined only when targeting AArch64 (the *_neon / *_dotprod
+// files are built with their own -march flags, CMakeLists.txt); register.cpp only reaches a
+// kernel when the table's features report its instruction set.
 //
-// Agreement with the reference (kernels/ref/vec_dot.h), tested in tests/kernels/arm_*.cpp:
-// - activations are rounded exactly as the reference rounds them (quantize_q8_0__neon is
-//   bit-identical to the reference's Q8_0 quantizer; Q8_K, F16 and BF16 use the reference's);
-// - f32, f16, q4_0 and q8_0 dot products are bit-identical to the reference: the same integer
-//   block sums and the same f32 operations in the same order (8 f32 lanes for the float formats);
-// - the K-quants have the reference's integer block sums but add them in another f32 order
-//   (the reference's 8 lanes follow element index % 8, which vdotq_s32 does not keep), so they
-//   agree to f32 rounding, not bit for bit.
+// Every kernel follows the f32 order of the reference implementation's x86 AVX2 kernels, as
+// kernels/x86 does (quant_dot.h, gemv_float_neon.cpp), so ARM and x86 give the same bits; __neon
+// and __neon_dotprod give the same bits too (exact integer lanes). Activations: Q8_0 by
+// quantize_q8_0__neon, bit-identical to the reference's converter (id = 127/amax, ties to even);
+// Q8_K, F16 and BF16 by the reference's converters. Against the reference's own (generic) dot
+// products they agree to f32 rounding (tests/kernels/arm_kernels_test.cpp).
+//
+// No FEAT_I8MM kernel: vmmlaq_s32 sums 8 products per int32 lane, and the x86 order needs lanes of
+// 4 products, which i8mm can only produce by wasting half of each instruction (no faster than
+// vdotq_s32). Keeping ARM's bits equal to x86's was judged worth more than i8mm's prefill speed.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +30,13 @@ using GemvKernel = void(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, co
 using GemmKernel = void(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                         uint64_t act_stride, int64_t n_act, int64_t n, float* y, int64_t y_stride);
 
-// Q8_0 activations, bit-identical to the reference quantizer (id = 127/amax, ties to even).
+// Q8_0 activations, bit-identical to the reference's converter.
 void quantize_q8_0__neon(const float* x, void* dst, int64_t n);
 
 GemvKernel gemv_f32_f32__neon;
 GemvKernel gemv_f16_f16__neon;
+GemvKernel gemv_bf16_bf16__neon;
+
 GemvKernel gemv_q4_0_q8_0__neon;
 GemvKernel gemv_q8_0_q8_0__neon;
 GemvKernel gemv_q4_K_q8_K__neon;
@@ -47,11 +49,16 @@ GemvKernel gemv_q4_K_q8_K__neon_dotprod;
 GemvKernel gemv_q5_K_q8_K__neon_dotprod;
 GemvKernel gemv_q6_K_q8_K__neon_dotprod;
 
-// 2 weight rows x 2 activation rows per step; a last odd row or activation row goes through the
-// matching __neon_dotprod dot product, so the results equal gemv's bit for bit.
-GemmKernel gemm_q4_0_q8_0_2x2__neon_i8mm;
-GemmKernel gemm_q8_0_q8_0_2x2__neon_i8mm;
-GemmKernel gemm_q4_K_q8_K_2x2__neon_i8mm;
-GemmKernel gemm_q6_K_q8_K_2x2__neon_i8mm;
+// 4 activation rows per weight-block unpack; the same bits as the gemv of the same suffix.
+GemmKernel gemm_q4_0_q8_0_4x1__neon;
+GemmKernel gemm_q8_0_q8_0_4x1__neon;
+GemmKernel gemm_q4_K_q8_K_4x1__neon;
+GemmKernel gemm_q5_K_q8_K_4x1__neon;
+GemmKernel gemm_q6_K_q8_K_4x1__neon;
+GemmKernel gemm_q4_0_q8_0_4x1__neon_dotprod;
+GemmKernel gemm_q8_0_q8_0_4x1__neon_dotprod;
+GemmKernel gemm_q4_K_q8_K_4x1__neon_dotprod;
+GemmKernel gemm_q5_K_q8_K_4x1__neon_dotprod;
+GemmKernel gemm_q6_K_q8_K_4x1__neon_dotprod;
 
 }  // namespace kz::arm
