@@ -1,9 +1,10 @@
 // ARM64 kernels (kernels/arm/arm_kernels.h) against the reference dot products
-// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks, row counts that are not multiples
-// of the 2-row i8mm tile, strided activations and outputs, quantized weights and weights of
-// random bytes (every quant and scale bit pattern). A kernel whose instruction set the CPU (or
-// KAZEIA_CPU_FEATURES, or qemu's -cpu model) lacks is skipped, naming the feature; on other
-// architectures the whole file is one skipped test.
+// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks (float formats: lengths around the
+// 32-element step), 1-17 rows, 1-7 activation rows for gemm with strided activations and
+// outputs, quantized weights and weights of random bytes (every quant and scale bit pattern).
+// A kernel whose instruction set the CPU (or KAZEIA_CPU_FEATURES, or qemu's -cpu model) lacks
+// is skipped, naming the feature; on other architectures the whole file is one skipped test.
+// arm_lane_order_test.cpp checks the exact f32 order.
 #include <gtest/gtest.h>
 
 #if !defined(__aarch64__)
@@ -31,13 +32,14 @@ TEST(ArmKernels, NotAnArmBuild) {
 namespace kz {
 namespace {
 
-// Named tolerance for the K-quant kernels, which add the reference's exact integer block sums in
-// another f32 order: a few dozen f32 roundings of terms bounded by `magnitude` (below), each
-// <= 2^-24 relative; 1e-5 leaves a margin of several times that worst case and still catches
-// any wrong quant, scale or min (which moves the result by at least one term's size).
+// Named tolerance: the kernels add the reference's exact integer block sums (float formats: the
+// same f32 products) in another f32 order (8 lanes, fused multiply-add), i.e. at most a few
+// dozen f32 roundings of terms bounded by `magnitude` (below), each <= 2^-24 relative; 1e-5
+// leaves a margin of several times that worst case and still catches any wrong quant, scale or
+// min (which moves the result by at least one term's size).
 constexpr double kSumOrderRelTol = 1e-5;
 
-enum class Isa { kNeon, kDotProd, kI8mm };
+enum class Isa { kNeon, kDotProd };
 
 bool has(Isa isa) {
   const CpuFeatures& f = cpu_features();
@@ -46,61 +48,47 @@ bool has(Isa isa) {
       return f.neon;
     case Isa::kDotProd:
       return f.neon && f.dotprod;
-    case Isa::kI8mm:
-      return f.neon && f.dotprod && f.i8mm;
   }
   return false;
 }
 const char* isa_name(Isa isa) {
-  return isa == Isa::kNeon ? "neon" : isa == Isa::kDotProd ? "dotprod" : "i8mm";
+  return isa == Isa::kNeon ? "neon" : "dotprod";
 }
 #define REQUIRE_ISA(isa) \
   if (!has(isa)) GTEST_SKIP() << "skipped (no " << isa_name(isa) << ")"
 
-struct GemvCase {
+struct ArmKernel {
   DType weight;
   Isa isa;
   arm::GemvKernel* gemv;
-  const char* name;
-  bool bit_exact;  // the same f32 operations as the reference (arm_kernels.h)
-};
-
-const GemvCase kGemv[] = {
-    {DType::F32, Isa::kNeon, arm::gemv_f32_f32__neon, "gemv_f32_f32__neon", true},
-    {DType::F16, Isa::kNeon, arm::gemv_f16_f16__neon, "gemv_f16_f16__neon", true},
-    {DType::Q4_0, Isa::kNeon, arm::gemv_q4_0_q8_0__neon, "gemv_q4_0_q8_0__neon", true},
-    {DType::Q8_0, Isa::kNeon, arm::gemv_q8_0_q8_0__neon, "gemv_q8_0_q8_0__neon", true},
-    {DType::Q4_K, Isa::kNeon, arm::gemv_q4_K_q8_K__neon, "gemv_q4_K_q8_K__neon", false},
-    {DType::Q5_K, Isa::kNeon, arm::gemv_q5_K_q8_K__neon, "gemv_q5_K_q8_K__neon", false},
-    {DType::Q6_K, Isa::kNeon, arm::gemv_q6_K_q8_K__neon, "gemv_q6_K_q8_K__neon", false},
-    {DType::Q4_0, Isa::kDotProd, arm::gemv_q4_0_q8_0__neon_dotprod, "gemv_q4_0_q8_0__neon_dotprod",
-     true},
-    {DType::Q8_0, Isa::kDotProd, arm::gemv_q8_0_q8_0__neon_dotprod, "gemv_q8_0_q8_0__neon_dotprod",
-     true},
-    {DType::Q4_K, Isa::kDotProd, arm::gemv_q4_K_q8_K__neon_dotprod, "gemv_q4_K_q8_K__neon_dotprod",
-     false},
-    {DType::Q5_K, Isa::kDotProd, arm::gemv_q5_K_q8_K__neon_dotprod, "gemv_q5_K_q8_K__neon_dotprod",
-     false},
-    {DType::Q6_K, Isa::kDotProd, arm::gemv_q6_K_q8_K__neon_dotprod, "gemv_q6_K_q8_K__neon_dotprod",
-     false},
-};
-
-struct GemmCase {
-  DType weight;
-  arm::GemmKernel* gemm;
-  arm::GemvKernel* gemv;  // the row kernel it must equal bit for bit
+  arm::GemmKernel* gemm;  // may be null
   const char* name;
 };
 
-const GemmCase kGemm[] = {
-    {DType::Q4_0, arm::gemm_q4_0_q8_0_2x2__neon_i8mm, arm::gemv_q4_0_q8_0__neon_dotprod,
-     "gemm_q4_0_q8_0_2x2__neon_i8mm"},
-    {DType::Q8_0, arm::gemm_q8_0_q8_0_2x2__neon_i8mm, arm::gemv_q8_0_q8_0__neon_dotprod,
-     "gemm_q8_0_q8_0_2x2__neon_i8mm"},
-    {DType::Q4_K, arm::gemm_q4_K_q8_K_2x2__neon_i8mm, arm::gemv_q4_K_q8_K__neon_dotprod,
-     "gemm_q4_K_q8_K_2x2__neon_i8mm"},
-    {DType::Q6_K, arm::gemm_q6_K_q8_K_2x2__neon_i8mm, arm::gemv_q6_K_q8_K__neon_dotprod,
-     "gemm_q6_K_q8_K_2x2__neon_i8mm"},
+const ArmKernel kKernels[] = {
+    {DType::F32, Isa::kNeon, arm::gemv_f32_f32__neon, nullptr, "gemv_f32_f32__neon"},
+    {DType::F16, Isa::kNeon, arm::gemv_f16_f16__neon, nullptr, "gemv_f16_f16__neon"},
+    {DType::BF16, Isa::kNeon, arm::gemv_bf16_bf16__neon, nullptr, "gemv_bf16_bf16__neon"},
+    {DType::Q4_0, Isa::kNeon, arm::gemv_q4_0_q8_0__neon, arm::gemm_q4_0_q8_0_4x1__neon,
+     "q4_0_q8_0__neon"},
+    {DType::Q8_0, Isa::kNeon, arm::gemv_q8_0_q8_0__neon, arm::gemm_q8_0_q8_0_4x1__neon,
+     "q8_0_q8_0__neon"},
+    {DType::Q4_K, Isa::kNeon, arm::gemv_q4_K_q8_K__neon, arm::gemm_q4_K_q8_K_4x1__neon,
+     "q4_K_q8_K__neon"},
+    {DType::Q5_K, Isa::kNeon, arm::gemv_q5_K_q8_K__neon, arm::gemm_q5_K_q8_K_4x1__neon,
+     "q5_K_q8_K__neon"},
+    {DType::Q6_K, Isa::kNeon, arm::gemv_q6_K_q8_K__neon, arm::gemm_q6_K_q8_K_4x1__neon,
+     "q6_K_q8_K__neon"},
+    {DType::Q4_0, Isa::kDotProd, arm::gemv_q4_0_q8_0__neon_dotprod,
+     arm::gemm_q4_0_q8_0_4x1__neon_dotprod, "q4_0_q8_0__neon_dotprod"},
+    {DType::Q8_0, Isa::kDotProd, arm::gemv_q8_0_q8_0__neon_dotprod,
+     arm::gemm_q8_0_q8_0_4x1__neon_dotprod, "q8_0_q8_0__neon_dotprod"},
+    {DType::Q4_K, Isa::kDotProd, arm::gemv_q4_K_q8_K__neon_dotprod,
+     arm::gemm_q4_K_q8_K_4x1__neon_dotprod, "q4_K_q8_K__neon_dotprod"},
+    {DType::Q5_K, Isa::kDotProd, arm::gemv_q5_K_q8_K__neon_dotprod,
+     arm::gemm_q5_K_q8_K_4x1__neon_dotprod, "q5_K_q8_K__neon_dotprod"},
+    {DType::Q6_K, Isa::kDotProd, arm::gemv_q6_K_q8_K__neon_dotprod,
+     arm::gemm_q6_K_q8_K_4x1__neon_dotprod, "q6_K_q8_K__neon_dotprod"},
 };
 
 std::vector<float> random_floats(int64_t n, std::mt19937& rng, float scale) {
@@ -187,14 +175,14 @@ std::vector<uint8_t> activation_rows(DType t, int64_t n_act, int64_t n, uint64_t
 
 std::vector<int64_t> lengths(DType t) {
   const int bs = info(t).block_size;
-  if (bs == 1) return {1, 7, 8, 9, 37, 256, 1000};  // float formats: the 8-lane tails
+  if (bs == 1) return {1, 7, 31, 32, 33, 64, 100, 1000};  // float formats: the 32-step tails
   return {bs, 2 * bs, 7 * bs, 16 * bs};
 }
 
 void check_gemv_against_reference(Isa isa) {
   const int64_t kRows[] = {1, 2, 3, 17};
   std::mt19937 rng(7);
-  for (const GemvCase& c : kGemv) {
+  for (const ArmKernel& c : kKernels) {
     if (c.isa != isa) continue;
     for (int64_t n : lengths(c.weight))
       for (int64_t n_rows : kRows)
@@ -210,13 +198,9 @@ void check_gemv_against_reference(Isa isa) {
           EXPECT_EQ(y[n_rows], -1.0f) << "wrote past the last row";
           for (int64_t r = 0; r < n_rows; ++r) {
             const float expected = ref::vec_dot(c.weight, w.data() + r * rb, a.data(), n);
-            if (c.bit_exact) {
-              EXPECT_EQ(y[r], expected) << "row " << r;
-            } else {
-              const double bound =
-                  kSumOrderRelTol * magnitude(c.weight, w.data() + r * rb, a.data(), n);
-              EXPECT_NEAR(y[r], expected, bound) << "row " << r;
-            }
+            const double bound =
+                kSumOrderRelTol * magnitude(c.weight, w.data() + r * rb, a.data(), n);
+            EXPECT_NEAR(y[r], expected, bound) << "row " << r;
           }
         }
   }
@@ -236,10 +220,10 @@ TEST(ArmKernels, NeonAndDotProdAgreeBitForBit) {
   // Both add the same exact integer block sums with the same f32 operations.
   REQUIRE_ISA(Isa::kDotProd);
   std::mt19937 rng(11);
-  for (const GemvCase& dot : kGemv) {
+  for (const ArmKernel& dot : kKernels) {
     if (dot.isa != Isa::kDotProd) continue;
-    const GemvCase* base = nullptr;
-    for (const GemvCase& c : kGemv)
+    const ArmKernel* base = nullptr;
+    for (const ArmKernel& c : kKernels)
       if (c.isa == Isa::kNeon && c.weight == dot.weight) base = &c;
     ASSERT_NE(base, nullptr) << dot.name;
     const int64_t n = 7 * info(dot.weight).block_size, n_rows = 5;
@@ -253,11 +237,11 @@ TEST(ArmKernels, NeonAndDotProdAgreeBitForBit) {
   }
 }
 
-TEST(ArmKernels, GemmI8mmEqualsGemv) {
-  REQUIRE_ISA(Isa::kI8mm);
-  const int64_t kRows[] = {1, 2, 3, 6, 9}, kActs[] = {1, 2, 3, 4, 7};
+void check_gemm_equals_gemv(Isa isa) {
+  const int64_t kRows[] = {1, 2, 3, 9}, kActs[] = {1, 2, 3, 4, 5, 7, 9};
   std::mt19937 rng(13);
-  for (const GemmCase& c : kGemm)
+  for (const ArmKernel& c : kKernels) {
+    if (c.isa != isa || !c.gemm) continue;
     for (int64_t n : lengths(c.weight))
       for (int64_t n_rows : kRows)
         for (int64_t n_act : kActs) {
@@ -281,6 +265,17 @@ TEST(ArmKernels, GemmI8mmEqualsGemv) {
               EXPECT_EQ(y[t * y_stride + r], -1.0f) << "wrote into the stride padding";
           }
         }
+  }
+}
+
+TEST(ArmKernels, GemmNeonEqualsGemv) {
+  REQUIRE_ISA(Isa::kNeon);
+  check_gemm_equals_gemv(Isa::kNeon);
+}
+
+TEST(ArmKernels, GemmDotProdEqualsGemv) {
+  REQUIRE_ISA(Isa::kDotProd);
+  check_gemm_equals_gemv(Isa::kDotProd);
 }
 
 TEST(ArmKernels, QuantizeQ8_0IsBitIdenticalToReference) {
@@ -318,10 +313,10 @@ TEST(ArmKernels, TableChoosesByFeature) {
   const KernelTable base = build_kernel_table(neon);
   SCOPED_TRACE(describe(base));
   EXPECT_STREQ(entry(base, DType::F16).name, "f16_f16 neon");
-  EXPECT_EQ(entry(base, DType::F16).gemv, &arm::gemv_f16_f16__neon);
+  EXPECT_EQ(entry(base, DType::BF16).gemv, &arm::gemv_bf16_bf16__neon);
   EXPECT_STREQ(entry(base, DType::Q4_0).name, "q4_0_q8_0 neon");
   EXPECT_EQ(entry(base, DType::Q6_K).gemv, &arm::gemv_q6_K_q8_K__neon);
-  EXPECT_EQ(entry(base, DType::Q4_0).gemm, nullptr);
+  EXPECT_EQ(entry(base, DType::Q6_K).gemm, &arm::gemm_q6_K_q8_K_4x1__neon);
   EXPECT_EQ(entry(base, DType::Q4_0).quantize, &arm::quantize_q8_0__neon);
   // A reference gemv still takes the NEON converter: its bits are the reference's.
   EXPECT_STREQ(entry(base, DType::IQ4_NL).name, "ref");
@@ -333,16 +328,8 @@ TEST(ArmKernels, TableChoosesByFeature) {
   const KernelTable with_dot = build_kernel_table(dot);
   EXPECT_STREQ(entry(with_dot, DType::Q4_0).name, "q4_0_q8_0 neon-dotprod");
   EXPECT_EQ(entry(with_dot, DType::Q6_K).gemv, &arm::gemv_q6_K_q8_K__neon_dotprod);
-  EXPECT_EQ(entry(with_dot, DType::Q8_0).gemm, nullptr);
-
-  if (!cpu.i8mm) return;
-  CpuFeatures mm = dot;
-  mm.i8mm = true;
-  const KernelTable with_mm = build_kernel_table(mm);
-  EXPECT_EQ(entry(with_mm, DType::Q4_0).gemm, &arm::gemm_q4_0_q8_0_2x2__neon_i8mm);
-  EXPECT_EQ(entry(with_mm, DType::Q4_K).gemm, &arm::gemm_q4_K_q8_K_2x2__neon_i8mm);
-  EXPECT_EQ(entry(with_mm, DType::Q5_K).gemm, nullptr);  // no i8mm Q5_K kernel yet
-  EXPECT_EQ(entry(with_mm, DType::Q4_K).gemv, &arm::gemv_q4_K_q8_K__neon_dotprod);
+  EXPECT_EQ(entry(with_dot, DType::Q8_0).gemm, &arm::gemm_q8_0_q8_0_4x1__neon_dotprod);
+  EXPECT_EQ(entry(with_dot, DType::F32).gemv, &arm::gemv_f32_f32__neon);
 }
 
 }  // namespace

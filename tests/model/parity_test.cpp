@@ -9,11 +9,13 @@
 //   f32: it must agree within float rounding (max |diff| <= 2e-4 nats, F32 KV cache; measured
 //   4e-6: f32 vs float64 over 6 layers and 256 positions).
 // * `cpu` rounds activations to 8-bit blocks (Q8_0) before every quantized matmul, like
-//   llama.cpp; each such rounding perturbs a matmul output by ~0.2-0.4% relative, which is not
-//   float rounding. It is checked against a bound justified by that noise: mean |diff| <= 0.02
-//   nats and max |diff| <= 0.25 nats (measured on this model: see docs/training.md), with the
-//   default F16 KV cache; and its mean log-probability (which gives the perplexity) within
-//   0.5% of PyTorch's.
+//   llama.cpp; each rounding perturbs a matmul output by a few tenths of a percent, which is
+//   not float rounding. Measured on this model (255 positions, F16 KV cache): mean |diff|
+//   0.012 nats, max 0.072, mean log-prob (hence perplexity) shifted by 0.00007 nats; the same
+//   backend on the F32 export (no activation rounding) agrees to 4e-6. Bounds: mean |diff|
+//   <= 0.04 and max <= 0.3 nats (~3-4x the measurement, room for a different f32 summation
+//   order in the kernels; a layout bug moves log-probs by whole nats), and the mean
+//   log-probability within 0.5% of PyTorch's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,8 +116,8 @@ TEST(PyTorchParity, CpuBackendMatchesWithinActivationRounding) {
   RecordProperty("max_abs_diff", std::to_string(s.max_abs));
   RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
   RecordProperty("mean_logprob_diff", std::to_string(s.mean_ours - s.mean_ref));
-  EXPECT_LE(s.mean_abs, 0.02);
-  EXPECT_LE(s.max_abs, 0.25);
+  EXPECT_LE(s.mean_abs, 0.04);
+  EXPECT_LE(s.max_abs, 0.3);
   EXPECT_LE(std::abs(s.mean_ours - s.mean_ref), 0.005 * std::abs(s.mean_ref))
       << "mean log-prob " << s.mean_ours << " vs PyTorch " << s.mean_ref;
 }

@@ -8,7 +8,7 @@ RUN=${1:-/tmp/kazeia-kjv-run}
 KZ=${2:-build/kazeia}
 PY=/usr/bin/python3   # Debian's python3 with python3-torch
 
-$PY tools/train/train.py --out "$RUN"
+$PY tools/train/train.py --out "$RUN" --threads "${THREADS:-1}"
 for t in f32 q8_0 q4_0; do
   $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-kjv-$t.gguf"
 done

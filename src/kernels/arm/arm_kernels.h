@@ -20,6 +20,8 @@
 
 #include <cstdint>
 
+#include "backend/backend.h"
+
 namespace kz::arm {
 
 // Same signature as MatmulKernel::gemv: y[r] = dot(weight row r, act) for r in [0, n_rows).
@@ -60,5 +62,24 @@ GemmKernel gemm_q8_0_q8_0_4x1__neon_dotprod;
 GemmKernel gemm_q4_K_q8_K_4x1__neon_dotprod;
 GemmKernel gemm_q5_K_q8_K_4x1__neon_dotprod;
 GemmKernel gemm_q6_K_q8_K_4x1__neon_dotprod;
+
+// The non-matmul ops (kernels/kernel_table.h: OpKernels), each with the arithmetic of its
+// kernels/x86 *__avx2 twin (ops_avx2.h), so the same bits: rms_norm, rope_neox and add also give
+// the reference's bits; the ops with exponentials use the same vector exp (within a few ulp of
+// std::exp); attention and the delta rule sum in 8 f32 lanes with FMA.
+void rms_norm__neon(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y);
+void rope_neox__neon(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
+                     const int32_t* pos, float freq_base);
+void swiglu__neon(const float* gate, const float* up, int64_t n, float* y);
+void silu__neon(float* x, int64_t n);
+void add__neon(float* x, const float* y, int64_t n);
+void mul_sigmoid__neon(float* x, const float* gate, int64_t n);
+void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
+                          float eps, float* y);
+void attention_f32_f16_kv__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                                int n_head, float scale, float* out, int64_t begin, int64_t end);
+void delta_rule_decode__neon(const DeltaNetDims& dims, const float* qkv, const float* g,
+                             const float* beta, float eps, float* state, float* out, int h_begin,
+                             int h_end);
 
 }  // namespace kz::arm

@@ -7,10 +7,12 @@
 //             gemm_*_4x1__neon; Q8_0 activations by quantize_q8_0__neon for every weight type
 //   +dotprod  q4_0, q8_0, q4_K, q5_K, q6_K: gemv_*__neon_dotprod, gemm_*_4x1__neon_dotprod
 //   i8mm      detected, unused (arm_kernels.h says why)
+//   ops       rms_norm, rope_neox, swiglu, silu, add, mul_sigmoid, attention, gated_rms_norm,
+//             delta_rule_decode: *__neon (ops_neon.cpp, attention_neon.cpp, delta_rule_neon.cpp)
 // What ARM still takes from the reference (STYLE §3): gemv of q4_1, q5_0, q5_1, iq4_nl, q2_K,
 // q3_K and iq4_xs; the Q8_K, Q8_1, F16 and BF16 activation converters (one pass over the
-// activations per matrix product, against one pass over the weights per activation row); every
-// non-matmul op (OpKernels).
+// activations per matrix product, against one pass over the weights per activation row);
+// ssm_conv (as on x86).
 #include "kernels/kernel_table.h"
 
 #if defined(__aarch64__)
@@ -74,6 +76,17 @@ void add_arm_kernels(KernelTable& table) {
   for (MatmulKernel& k : table.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = arm::quantize_q8_0__neon;
   if (f.dotprod) set(table, kDotProd);
+  OpKernels& ops = table.ops;
+  ops.rms_norm = arm::rms_norm__neon;
+  ops.rope_neox = arm::rope_neox__neon;
+  ops.swiglu = arm::swiglu__neon;
+  ops.silu = arm::silu__neon;
+  ops.add = arm::add__neon;
+  ops.mul_sigmoid = arm::mul_sigmoid__neon;
+  ops.attention = arm::attention_f32_f16_kv__neon;
+  ops.gated_rms_norm = arm::gated_rms_norm__neon;
+  ops.delta_rule_decode = arm::delta_rule_decode__neon;
+  ops.isa = "neon";
 }
 #else
 void add_arm_kernels(KernelTable& table) {
