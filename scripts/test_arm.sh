@@ -13,10 +13,12 @@
 #   scalar   max, KAZEIA_CPU_FEATURES=scalar                 kernels + 2 fixture models
 #
 # The two fixture models, one per architecture, on the cpu backend: qwen3-tiny-q8_0 and
-# qwen35-tiny-q4_0; the max level runs every fixture model on the cpu backend (K-quants too).
+# qwen35-tiny-q4_0; the max level adds qwen3-small-q8_0, qwen3-small-q4_k_m and
+# qwen35-small-q4_k_m (K-quants, Q6_K, Q8_0, larger heads) on the cpu backend.
 # Left out at the max level: the reference-backend (scalar f32) runs of the larger fixture
-# models and the state-reuse scenarios (minutes each under emulation, no ARM-specific code; the
-# host run covers them), timing assertions (Tokenizer.LoadIsFast: emulation is ~10-50x slower),
+# models, the other two qwen35-small cpu runs (the kernels they use are covered above) and the
+# state-reuse scenarios (minutes each under emulation, no ARM-specific code; the host run
+# covers them), timing assertions (Tokenizer.LoadIsFast: emulation is ~10-50x slower),
 # the CLI tests (they start the aarch64 `kazeia` binary as a child process, which needs qemu
 # registered with binfmt_misc) and valgrind (a host tool). Everything here is emulated:
 # correctness, not speed.
@@ -31,7 +33,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*small.*_ref( |$)|PrefixReuse\.|SessionApi\.|Synthetic|LoadIsFast|^Cli\.'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|LoadIsFast|^Cli\.'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {

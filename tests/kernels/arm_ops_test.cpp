@@ -160,8 +160,8 @@ TEST(ArmOps, AttentionOverPairRanges) {
       const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
       std::vector<uint8_t> kb(n_ctx * row * 4), vb(n_ctx * row * 4);
       const KvCacheView kv{type, type, kb.data(), vb.data(), n_ctx, sh.n_kv_head, sh.head_dim};
-      ref::kv_store(kv, 0, n_ctx, random_floats(n_ctx * row, seed++).data(),
-                    random_floats(n_ctx * row, seed++).data());
+      const auto k = random_floats(n_ctx * row, seed++), v = random_floats(n_ctx * row, seed++);
+      ref::kv_store(kv, 0, n_ctx, k.data(), v.data());
       const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
       std::vector<float> got(q.size(), -7.0f), want(q.size());
       const float scale = 1.0f / std::sqrt(float(sh.head_dim));

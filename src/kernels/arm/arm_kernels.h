@@ -1,4 +1,4 @@
-// ARM64 matrix-product kernels (kernels/kernel_table.h signatures), by instruction set:
+// ARM64 kernels of the kernel table (kernels/kernel_table.h): matrix products and ops, by ISA:
 //   __neon          ARMv8.0 Advanced SIMD (every AArch64 core): int8 products by vmull_s8 and
 //                   pairwise widening adds;
 //   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane).
