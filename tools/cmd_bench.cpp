@@ -125,7 +125,8 @@ int cmd_bench(int argc, char** argv) {
     Scratch scratch;
     std::vector<float> logits;
     for (int64_t depth : depths) {
-      const int64_t n_ctx = depth + std::max(n_prompt, n_gen) + 1;
+      // -c sizes the state (e.g. to measure the memory of a 4096-token context).
+      const int64_t n_ctx = std::max<int64_t>(engine.ctx, depth + std::max(n_prompt, n_gen) + 1);
       SequenceState st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
       const auto prefix = bench_tokens(depth, model->info().n_vocab);
       auto start_at_depth = [&] {
