@@ -32,11 +32,18 @@ constexpr double kReorderedSumTol = 2e-5;
 // another order (tests/kernels/x86_matmul_test.cpp bounds them per element).
 constexpr double kMatmulTol = 1e-5;
 
-enum class Level { kScalar, kAvx2, kAvx512Vnni };
+enum class Level { kScalar, kAvx2, kAvx512Vnni, kNeon, kNeonDotProd };
 
 std::optional<CpuFeatures> features_for(Level level) {
   CpuFeatures f = cpu_features();
   if (level == Level::kScalar) return CpuFeatures{};
+  if (level == Level::kNeon || level == Level::kNeonDotProd) {
+    if (!f.neon || (level == Level::kNeonDotProd && !f.dotprod)) return std::nullopt;
+    CpuFeatures arm;
+    arm.neon = true;
+    arm.dotprod = level == Level::kNeonDotProd;
+    return arm;
+  }
   if (!(f.avx2 && f.fma && f.f16c)) return std::nullopt;
   if (level == Level::kAvx2) {
     f.avx512f = f.avx512bw = f.avx512vl = f.avx512vnni = false;
@@ -250,7 +257,7 @@ TEST_P(CpuVsRef, GatedDeltaRule) {
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  static const char* const kNames[] = {"scalar", "avx2", "avx512vnni"};
+  static const char* const kNames[] = {"scalar", "avx2", "avx512vnni", "neon", "neon_dotprod"};
   return std::string(kNames[int(info.param.level)]) + "_" + std::to_string(info.param.threads) +
          "threads";
 }
@@ -258,7 +265,9 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 INSTANTIATE_TEST_SUITE_P(Levels, CpuVsRef,
                          ::testing::Values(Param{Level::kScalar, 1}, Param{Level::kScalar, 2},
                                            Param{Level::kAvx2, 1}, Param{Level::kAvx2, 2},
-                                           Param{Level::kAvx512Vnni, 2}),
+                                           Param{Level::kAvx512Vnni, 2}, Param{Level::kNeon, 2},
+                                           Param{Level::kNeonDotProd, 1},
+                                           Param{Level::kNeonDotProd, 2}),
                          param_name);
 
 }  // namespace
