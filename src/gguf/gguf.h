@@ -17,8 +17,19 @@
 namespace kz::gguf {
 
 enum class ValueType : uint32_t {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, BOOL = 7, STRING = 8, ARRAY = 9,
-  U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 };
 std::string_view type_name(ValueType t);  // "u32", "str", "arr", ...
 
@@ -111,8 +122,7 @@ class Writer {
   void set(std::string key, Value value);  // replaces an existing key of the same name
   // `data` must hold exactly row_bytes(type, ne[0]) * ne[1] * ne[2] * ne[3] bytes. n_dims is
   // ne.size(), as given (llama.cpp drops trailing 1s; pass the shape that way to match it).
-  void add_tensor(std::string name, DType type, std::vector<int64_t> ne,
-                  std::vector<uint8_t> data);
+  void add_tensor(std::string name, DType type, std::vector<int64_t> ne, std::vector<uint8_t> data);
   std::vector<uint8_t> to_bytes() const;
   void write(const std::string& path) const;  // throws kz::Error naming the path on failure
 
@@ -129,12 +139,24 @@ class Writer {
 };
 
 // Convenience constructors for metadata values.
-inline Value val(uint32_t x) { return Value{x}; }
-inline Value val(int32_t x) { return Value{x}; }
-inline Value val(float x) { return Value{x}; }
-inline Value val(bool x) { return Value{x}; }
-inline Value val(std::string x) { return Value{std::move(x)}; }
-inline Value val(const char* x) { return Value{std::string(x)}; }
+inline Value val(uint32_t x) {
+  return Value{x};
+}
+inline Value val(int32_t x) {
+  return Value{x};
+}
+inline Value val(float x) {
+  return Value{x};
+}
+inline Value val(bool x) {
+  return Value{x};
+}
+inline Value val(std::string x) {
+  return Value{std::move(x)};
+}
+inline Value val(const char* x) {
+  return Value{std::string(x)};
+}
 Value string_array(const std::vector<std::string>& items);
 Value i32_array(const std::vector<int32_t>& items);
 Value f32_array(const std::vector<float>& items);

@@ -24,7 +24,7 @@ TEST(Half, Fp16RoundsToNearestEven) {
   EXPECT_EQ(fp32_to_fp16(1.0f + 0x1.8p-10f), 0x3c02);  // 1.5 ulp -> 2 ulp (even)
   EXPECT_EQ(fp32_to_fp16(65520.0f), 0x7c00);           // rounds up past the largest finite
   EXPECT_EQ(fp32_to_fp16(65504.0f), 0x7bff);
-  EXPECT_EQ(fp32_to_fp16(0x1.0p-25f), 0x0000);          // halfway to the smallest subnormal
+  EXPECT_EQ(fp32_to_fp16(0x1.0p-25f), 0x0000);  // halfway to the smallest subnormal
   EXPECT_EQ(fp32_to_fp16(0x1.8p-25f), 0x0001);
   EXPECT_EQ(fp32_to_fp16(-0.0f), 0x8000);
   EXPECT_EQ(fp32_to_fp16(-NAN) & 0xfe00, 0xfe00);
