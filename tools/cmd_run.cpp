@@ -32,7 +32,7 @@ int cmd_run(int argc, char** argv) {
   SamplingParams sp;
   std::string prompt, prompt_file;
   int n_predict = 128;
-  bool ignore_eos = false;
+  bool ignore_eos = false, no_display_prompt = false;
   ArgParser p("kazeia run",
               "Complete a prompt: the text is tokenized as is (ChatML markers like <|im_start|> "
               "become special tokens), evaluated as one batch, then continued token by token.");
@@ -50,6 +50,8 @@ int cmd_run(int argc, char** argv) {
   p.add("--presence-penalty", "P", "presence penalty; 0 = off (default 0)", &sp.presence_penalty);
   p.add("-s,--seed", "N", "random seed (default 0)", &sp.seed);
   p.add_switch("--ignore-eos", "keep generating past end-of-turn tokens", &ignore_eos);
+  p.add_switch("--no-display-prompt", "print only the generated text, not the prompt first",
+               &no_display_prompt);
   if (!p.parse(argc, argv)) return 0;
   if (engine.model.empty()) fail("missing -m MODEL");
   if (!prompt_file.empty()) prompt = read_file(prompt_file);
@@ -78,6 +80,7 @@ int cmd_run(int argc, char** argv) {
   model->eval(*backend, state, scratch, tokens, false, logits);
   const double prefill_s = prefill_timer.seconds();
 
+  if (!no_display_prompt) std::fputs(prompt.c_str(), stdout);
   Detokenizer detok(tokenizer);
   Timer decode_timer;
   int generated = 0;

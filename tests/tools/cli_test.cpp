@@ -116,6 +116,16 @@ TEST(Cli, RunGeneratesAndReportsTimings) {
       r.out);  // greedy is deterministic
 }
 
+TEST(Cli, RunEchoesThePromptUnlessAskedNotTo) {
+  const std::string model = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-kjv-q8_0.gguf";
+  const CliResult shown = kazeia("run -m " + model + " -p \"And it came to pass\" -n 8 --temp 0");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_EQ(shown.out.rfind("And it came to pass", 0), 0u) << shown.out;
+  const CliResult hidden =
+      kazeia("run -m " + model + " -p \"And it came to pass\" -n 8 --temp 0 --no-display-prompt");
+  EXPECT_EQ("And it came to pass" + hidden.out, shown.out);
+}
+
 TEST(Cli, LogitsMatchTheFixtureFormatAndValues) {
   const auto cases =
       kz::testing::load_reference(kz::testing::fixtures_dir() + "/models/qwen3-tiny-f32.ref.json");
