@@ -129,11 +129,8 @@ int cmd_bench(int argc, char** argv) {
       const int64_t n_ctx = std::max<int64_t>(engine.ctx, depth + std::max(n_prompt, n_gen) + 1);
       SequenceState st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
       const auto prefix = bench_tokens(depth, model->info().n_vocab);
-      auto start_at_depth = [&] {
-        st.n_past = 0;
-        for (auto& r : st.recur)
-          std::fill(r.conv.begin(), r.conv.end(), 0.0f),
-              std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
+      auto start_at_depth = [&] {  // a fresh state, then the (untimed) context
+        st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
         if (depth > 0) model->eval(*inner, st, scratch, prefix, false, logits);
       };
       const std::string at = depth ? " @ d" + std::to_string(depth) : "";
