@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "backend/derived_weights.h"
 #include "quant/types.h"
 
 namespace kz {
@@ -21,6 +23,9 @@ struct Matrix {
   const uint8_t* data = nullptr;
   uint64_t row_bytes = 0;
   std::string_view name;  // tensor name, for errors and profiles
+  // What backends derive from these weights (e.g. repacked rows), shared by the copies of this
+  // Matrix so it lives as long as the model's; null: derive nothing (backends must cope).
+  std::shared_ptr<DerivedWeights> derived;
 };
 
 // One attention layer's K/V cache for one sequence: k[n_ctx][n_kv_head][head_dim], same for v;

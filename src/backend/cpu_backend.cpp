@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "kernels/ref/delta_net.h"
+#include "quant/blocks.h"
 
 namespace kz {
 namespace {
@@ -35,24 +37,50 @@ void CpuBackend::split(int64_t n, int64_t grain, int64_t work, Fn&& fn) {
 void CpuBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) {
   const MatmulKernel& k = table_->matmul[static_cast<uint32_t>(w.type)];
   if (!k.gemv) fail("matmul: no kernel for weight type ", dtype_name(w.type), " (", w.name, ")");
-  const uint64_t act_row = row_bytes(k.act_type, w.cols);
+  const PackedMatmul& p = k.packed;
+  if (p.rows && w.derived && w.rows % p.rows == 0)
+    return run_matmul(packed_weights(w, p), w, p.quantize, w.cols / kQK * p.act_block_bytes, p.gemv,
+                      p.gemm, x, n_tok, y);
+  run_matmul(w.data, w, k.quantize, row_bytes(k.act_type, w.cols), k.gemv, k.gemm, x, n_tok, y);
+}
+
+const uint8_t* CpuBackend::packed_weights(const Matrix& w, const PackedMatmul& p) {
+  return w.derived->get(
+      reinterpret_cast<const void*>(p.pack), w.row_bytes * w.rows, [&](uint8_t* dst) {
+        // In slices, each source slice's pages released once packed, so the
+        // process holds one copy of the weights (plus a slice), not two.
+        const int64_t slice = p.rows * std::max<int64_t>(1, (1 << 20) / (p.rows * w.row_bytes));
+        split(w.rows, slice, w.rows * w.cols, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; r += slice) {
+            const int64_t rows = std::min(slice, end - r);
+            const uint64_t offset = r * w.row_bytes;
+            p.pack(w.data + offset, w.row_bytes, rows, w.cols, dst + offset);
+            release_pages(w.data + offset, rows * w.row_bytes);
+          }
+        });
+      });
+}
+
+void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn quantize,
+                            uint64_t act_row, GemvFn gemv, GemmFn gemm, const float* x,
+                            int64_t n_tok, float* y) {
   if (act_.size() < act_row * n_tok) act_.resize(act_row * n_tok);
   uint8_t* act = act_.data();
   split(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) k.quantize(x + t * w.cols, act + t * act_row, w.cols);
+    for (int64_t t = begin; t < end; ++t) quantize(x + t * w.cols, act + t * act_row, w.cols);
   });
   split(w.rows, kRowBlock, w.rows * w.cols * n_tok, [&](int64_t begin, int64_t end) {
-    if (k.gemm && n_tok > 1) {
+    if (gemm && n_tok > 1) {
       for (int64_t r = begin; r < end; r += kRowBlock) {
         const int64_t rows = std::min(kRowBlock, end - r);
-        k.gemm(w.data + r * w.row_bytes, w.row_bytes, rows, act, act_row, n_tok, w.cols, y + r,
-               w.rows);
+        gemm(weights + r * w.row_bytes, w.row_bytes, rows, act, act_row, n_tok, w.cols, y + r,
+             w.rows);
       }
       return;
     }
-    const uint8_t* rows = w.data + begin * w.row_bytes;
+    const uint8_t* rows = weights + begin * w.row_bytes;
     for (int64_t t = 0; t < n_tok; ++t)
-      k.gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);
+      gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);
   });
 }
 

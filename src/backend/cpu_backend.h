@@ -46,6 +46,15 @@ class CpuBackend : public RefBackend {
   // element operations) is too small to repay waking the workers.
   template <class Fn>
   void split(int64_t n, int64_t grain, int64_t work, Fn&& fn);
+  using QuantizeFn = decltype(MatmulKernel::quantize);
+  using GemvFn = decltype(MatmulKernel::gemv);
+  using GemmFn = decltype(MatmulKernel::gemm);
+  // w's rows in p's packed layout, made on first use and kept with the matrix (Matrix::derived).
+  const uint8_t* packed_weights(const Matrix& w, const PackedMatmul& p);
+  // Quantizes x once, then splits the rows of `weights` (w's bytes, or their packed form) over
+  // the threads: gemm for several tokens where there is one, else gemv per token.
+  void run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn quantize, uint64_t act_row,
+                  GemvFn gemv, GemmFn gemm, const float* x, int64_t n_tok, float* y);
   void chunked_delta_rule_heads(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                                 const float* g, const float* beta, float eps, float* state,
                                 float* out);

@@ -27,4 +27,8 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// Asks the kernel to reclaim the whole pages within [p, p + n) (MADV_PAGEOUT): a hint that
+// keeps the data valid (file pages are read again if touched), used once weights are repacked.
+void release_pages(const void* p, size_t n);
+
 }  // namespace kz

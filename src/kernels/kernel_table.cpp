@@ -45,7 +45,11 @@ std::string describe(const KernelTable& table) {
   for (uint32_t id = 0; id < kDTypeCount; ++id)
     if (table.matmul[id].gemv)
       out << dtype_name(static_cast<DType>(id)) << ": " << table.matmul[id].name
-          << (table.matmul[id].gemm ? " +gemm" : "") << "\n";
+          << (table.matmul[id].gemm ? " +gemm" : "")
+          << (table.matmul[id].packed.rows
+                  ? std::string(", packed: ") + table.matmul[id].packed.name
+                  : std::string())
+          << "\n";
   out << "ops: " << table.ops.isa << "\n";
   return out.str();
 }

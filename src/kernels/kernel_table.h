@@ -14,6 +14,25 @@
 
 namespace kz {
 
+// Optional form of a matmul kernel that reads weights repacked once (at first use) into groups of
+// `rows` interleaved rows, the same size as the rows they come from, so rows r.. of a packed matrix
+// start at r * row_bytes for every r that is a multiple of `rows`. gemv and gemm take
+// MatmulKernel's signatures, with w at such a row of the packed bytes, n_rows a multiple of `rows`,
+// and their own activation blocks (act_block_bytes per 32 elements, written by quantize).
+struct PackedMatmul {
+  int rows = 0;  // 0: none
+  void (*pack)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n,
+               uint8_t* dst) = nullptr;
+  void (*quantize)(const float* x, void* dst, int64_t n) = nullptr;
+  uint64_t act_block_bytes = 0;
+  void (*gemv)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
+               float* y) = nullptr;
+  void (*gemm)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
+               uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
+               int64_t y_stride) = nullptr;
+  const char* name = "";
+};
+
 struct MatmulKernel {
   DType act_type = DType::F32;  // activation format (spec/quants.md §6.1)
   // x[n] f32 -> one activation row in act_type (row_bytes(act_type, n) bytes).
@@ -29,6 +48,8 @@ struct MatmulKernel {
                uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                int64_t y_stride) = nullptr;
   const char* name = "";  // e.g. "q4_0_q8_0 avx2"
+  // Used instead of the above for matrices with a multiple of packed.rows rows.
+  PackedMatmul packed;
 };
 
 // Vectorized versions of the non-matmul ops, each with the signature and semantics of the

@@ -43,6 +43,7 @@ Matrix WeightBinder::matrix(const std::string& name, int64_t cols, int64_t rows)
   m.data = t.data;
   m.row_bytes = row_bytes(t.type, cols);
   m.name = t.name;
+  m.derived = std::make_shared<DerivedWeights>();
   return m;
 }
 

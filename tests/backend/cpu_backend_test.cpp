@@ -112,10 +112,15 @@ TEST_P(CpuVsRef, Matmul) {
       std::vector<uint8_t> w(rb * rows);
       for (int64_t r = 0; r < rows; ++r)
         quantize_row(t, random(cols, uint32_t(r + 1)).data(), w.data() + r * rb, cols);
-      const Matrix m{t, cols, rows, w.data(), rb, "w"};
+      // With Matrix::derived (as models' weights have) the packed kernels take the matrices
+      // whose rows they can group; twice, to use the packed weights made by the first call.
+      Matrix m{t, cols, rows, w.data(), rb, "w", nullptr};
       const auto x = random(cols * n_tok, 99, 2.0f);
-      std::vector<float> got(rows * n_tok), want(rows * n_tok);
+      std::vector<float> got(rows * n_tok), want(rows * n_tok), packed(rows * n_tok);
       cpu_->matmul(m, x.data(), n_tok, got.data());
+      m.derived = std::make_shared<DerivedWeights>();
+      cpu_->matmul(m, x.data(), n_tok, packed.data());
+      cpu_->matmul(m, x.data(), n_tok, packed.data());
       // The reference dot products on activations rounded the same way.
       const DType at = ref::vec_dot_type(t);
       std::vector<uint8_t> act(row_bytes(at, cols));
@@ -125,6 +130,7 @@ TEST_P(CpuVsRef, Matmul) {
           want[i * rows + r] = ref::vec_dot(t, w.data() + r * rb, act.data(), cols);
       }
       EXPECT_CLOSE(got, want, kMatmulTol);
+      EXPECT_CLOSE(packed, want, kMatmulTol);
     }
   }
 }

@@ -18,6 +18,12 @@ namespace kz::x86 {
 
 // Activation converters (same bytes as kernels/ref/vec_dot.h activation_quantizer).
 void quantize_q8_0__avx2(const float* x, void* dst, int64_t n);
+// Packed kernels (matmul_packed_avx2.cpp): weights in groups of 8 interleaved rows; activation
+// blocks of kPackedActBlockBytes (the Q8_0 block's scale as f32, the quants' sum, the quants).
+void quantize_q8_0_sum__avx2(const float* x, void* dst, int64_t n);
+extern const uint64_t kPackedActBlockBytes;
+void pack_q4_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q8_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 
 KZ_X86_GEMV(gemv_f32_f32__avx2);
 KZ_X86_GEMV(gemv_f16_f16__avx2);
@@ -32,6 +38,10 @@ KZ_X86_GEMV(gemv_q5_K_q8_K__avx2);
 KZ_X86_GEMM(gemm_q5_K_q8_K_4x1__avx2);
 KZ_X86_GEMV(gemv_q6_K_q8_K__avx2);
 KZ_X86_GEMM(gemm_q6_K_q8_K_4x1__avx2);
+KZ_X86_GEMV(gemv_q4_0x8_q8_0__avx2);
+KZ_X86_GEMM(gemm_q4_0x8_q8_0__avx2);
+KZ_X86_GEMV(gemv_q8_0x8_q8_0__avx2);
+KZ_X86_GEMM(gemm_q8_0x8_q8_0__avx2);
 
 KZ_X86_GEMV(gemv_q4_0_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q4_0_q8_0_4x2__avx512vnni);

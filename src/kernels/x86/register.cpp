@@ -4,7 +4,8 @@
 //
 // Per ISA (weight type: kernel; every other type keeps its reference entry):
 //   avx2+fma+f16c  f32/f16/bf16: gemv_*__avx2; q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0
-//                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h
+//                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
+//                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp)
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni (same bits as __avx2)
 #include "kernels/kernel_table.h"
 
@@ -26,6 +27,19 @@ void set(KernelTable& t, DType type, decltype(MatmulKernel::gemv) gemv,
   k.name = name;
 }
 
+void set_packed(KernelTable& t, DType type, decltype(PackedMatmul::pack) pack,
+                decltype(PackedMatmul::gemv) gemv, decltype(PackedMatmul::gemm) gemm,
+                const char* name) {
+  PackedMatmul& p = t.matmul[static_cast<uint32_t>(type)].packed;
+  p.rows = 8;
+  p.pack = pack;
+  p.quantize = x86::quantize_q8_0_sum__avx2;
+  p.act_block_bytes = x86::kPackedActBlockBytes;
+  p.gemv = gemv;
+  p.gemm = gemm;
+  p.name = name;
+}
+
 void add_avx2(KernelTable& t) {
   using namespace x86;
   set(t, DType::F32, gemv_f32_f32__avx2, nullptr, "gemv_f32_f32__avx2");
@@ -38,6 +52,10 @@ void add_avx2(KernelTable& t) {
   set(t, DType::Q6_K, gemv_q6_K_q8_K__avx2, gemm_q6_K_q8_K_4x1__avx2, "q6_K_q8_K avx2");
   for (MatmulKernel& k : t.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
+  set_packed(t, DType::Q4_0, pack_q4_0_x8, gemv_q4_0x8_q8_0__avx2, gemm_q4_0x8_q8_0__avx2,
+             "q4_0x8_q8_0 avx2");
+  set_packed(t, DType::Q8_0, pack_q8_0_x8, gemv_q8_0x8_q8_0__avx2, gemm_q8_0x8_q8_0__avx2,
+             "q8_0x8_q8_0 avx2");
   t.ops = ops_avx2();
 }
 
