@@ -58,6 +58,25 @@ void BM_RmsNorm(benchmark::State& st) {
 }
 BENCHMARK(BM_RmsNorm)->ArgsProduct({{2048}, {0, 1}})->ArgNames({"n", "lvl"})->UseRealTime();
 
+// Qwen3.5-0.8B's conv1d: 6144 channels, 4 taps; tokens = st.range(0).
+void BM_SsmConv(benchmark::State& st) {
+  auto be = backend_for(st, st.range(1), 2);
+  const int64_t n_tok = st.range(0), channels = 6144;
+  const int d_conv = 4;
+  const auto x = random_vec(n_tok * channels, 1), w = random_vec(channels * d_conv, 2);
+  auto state = random_vec(channels * (d_conv - 1), 3);
+  std::vector<float> y(n_tok * channels);
+  for (auto _ : st) {
+    be->ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(BM_SsmConv)
+    ->ArgsProduct({{1, 256}, {0, 1}})
+    ->ArgNames({"tok", "lvl"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 void BM_Swiglu(benchmark::State& st) {
   auto be = backend_for(st, st.range(1), 2);
   const int64_t n = st.range(0);

@@ -146,6 +146,15 @@ void CpuBackend::gated_rms_norm(const float* x, const float* z, const float* w, 
         [&](int64_t b, int64_t e) { f(x + b * n, z + b * n, w, n, e - b, eps, y + b * n); });
 }
 
+// The reference kernel with the channels split over the threads (its loops vectorize over
+// contiguous channels); the same arithmetic, so the same bits.
+void CpuBackend::ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv,
+                          const float* w, float* state, float* out) {
+  split(channels, 256, n_tok * channels * d_conv, [&](int64_t b, int64_t e) {
+    ref::ssm_conv_channels(x, n_tok, channels, d_conv, w, state, out, b, e);
+  });
+}
+
 void CpuBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                                   const float* g, const float* beta, float eps, float* state,
                                   float* out) {

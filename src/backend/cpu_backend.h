@@ -40,6 +40,8 @@ class CpuBackend : public RefBackend {
                         const float* beta, float eps, float* state, float* out) override;
   void gated_rms_norm(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
                       float eps, float* y) override;
+  void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+                float* state, float* out) override;
 
  private:
   // Runs fn(begin, end) over [0, n) on the pool, or inline when `work` (a rough count of

@@ -29,22 +29,37 @@ float silu(float x) {
 
 void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
               float* state, float* out) {
+  ssm_conv_channels(x, n_tok, channels, d_conv, w, state, out, 0, channels);
+}
+
+void ssm_conv_channels(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+                       float* state, float* out, int64_t ch_begin, int64_t ch_end) {
   const int64_t n_state = d_conv - 1;
-  // Column p of X = [state | x] for one channel: the carried inputs first, then this call's tokens.
-  auto input = [&](int64_t ch, int64_t p) {
-    return p < n_state ? state[ch * n_state + p] : x[(p - n_state) * channels + ch];
-  };
+  // X = [state | x] for each channel: the carried inputs first, then this call's tokens. Per
+  // output the sum runs in tap order from 0 in f32, as ggml_compute_forward_ssm_conv_f32; the
+  // loops put the channels innermost, where they are contiguous and independent.
   for (int64_t t = 0; t < n_tok; ++t) {
-    for (int64_t ch = 0; ch < channels; ++ch) {
-      float sum = 0.0f;  // f32, tap order, as ggml_compute_forward_ssm_conv_f32
-      for (int64_t tau = 0; tau < d_conv; ++tau) sum += input(ch, t + tau) * w[ch * d_conv + tau];
-      out[t * channels + ch] = sum;
+    float* o = out + t * channels;
+    for (int64_t ch = ch_begin; ch < ch_end; ++ch) o[ch] = 0.0f;
+    for (int64_t tau = 0; tau < d_conv; ++tau) {
+      const int64_t p = t + tau;  // column of X
+      if (p < n_state) {
+        for (int64_t ch = ch_begin; ch < ch_end; ++ch)
+          o[ch] += state[ch * n_state + p] * w[ch * d_conv + tau];
+      } else {
+        const float* xp = x + (p - n_state) * channels;
+        for (int64_t ch = ch_begin; ch < ch_end; ++ch) o[ch] += xp[ch] * w[ch * d_conv + tau];
+      }
     }
   }
   // New state = columns n_tok .. n_tok+n_state-1 of X. Updating in place in increasing order is
   // safe: slot tau reads column n_tok+tau >= tau, which has not been overwritten yet.
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    for (int64_t tau = 0; tau < n_state; ++tau) state[ch * n_state + tau] = input(ch, n_tok + tau);
+  for (int64_t ch = ch_begin; ch < ch_end; ++ch) {
+    for (int64_t tau = 0; tau < n_state; ++tau) {
+      const int64_t p = n_tok + tau;
+      state[ch * n_state + tau] =
+          p < n_state ? state[ch * n_state + p] : x[(p - n_state) * channels + ch];
+    }
   }
 }
 

@@ -10,6 +10,9 @@ namespace kz::ref {
 
 void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
               float* state, float* out);
+// The same for channels [ch_begin, ch_end) only (independent of the others: threads split them).
+void ssm_conv_channels(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
+                       float* state, float* out, int64_t ch_begin, int64_t ch_end);
 
 void delta_net_gates(const float* alpha, const float* b, const float* dt_bias, const float* a,
                      int64_t n_tok, int n_v, float* g, float* beta);
