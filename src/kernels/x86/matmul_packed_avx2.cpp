@@ -55,6 +55,7 @@ struct WeightsQ4_0 {
     const __m256i low = _mm256_set1_epi8(0xF);
     __m256i s[NT];
     for (int t = 0; t < NT; ++t) s[t] = _mm256_setzero_si256();
+#pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers
     for (int j = 0; j < 4; ++j) {
       const __m256i v = load_i8x32(w.qs + 32 * j);
       const __m256i lo = _mm256_and_si256(v, low);
@@ -84,6 +85,7 @@ struct WeightsQ8_0 {
   template <int NT>
   static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+#pragma GCC unroll 1  // as above
     for (int j = 0; j < 8; ++j) {
       const __m256i v = load_i8x32(w.qs + 32 * j);
       const __m256i abs_v = _mm256_sign_epi8(v, v);
@@ -142,8 +144,8 @@ void gemv(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
     tile<W, 1>(group<W>(w, row_bytes, r), static_cast<const uint8_t*>(act), 0, n / kQK, y + r, 0);
 }
 
-// Tokens in groups of 4, the last 1-3 as one group; each group of rows sees every token while
-// its weights are in cache.
+// Tokens in groups of 3 (with 4, the accumulators spill to the stack), the last 1-2 as one
+// group; each group of rows sees every token while its weights are in cache.
 template <class W>
 void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
           uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
@@ -152,14 +154,11 @@ void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
   for (int64_t r = 0; r < n_rows; r += kRows) {
     const auto* wr = group<W>(w, row_bytes, r);
     int64_t t = 0;
-    for (; t + 4 <= n_tok; t += 4)
-      tile<W, 4>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r, y_stride);
+    for (; t + 3 <= n_tok; t += 3)
+      tile<W, 3>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r, y_stride);
     const uint8_t* at = a + t * act_row_bytes;
     float* yt = y + t * y_stride + r;
     switch (n_tok - t) {
-      case 3:
-        tile<W, 3>(wr, at, act_row_bytes, nb, yt, y_stride);
-        break;
       case 2:
         tile<W, 2>(wr, at, act_row_bytes, nb, yt, y_stride);
         break;
