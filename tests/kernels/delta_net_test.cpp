@@ -79,6 +79,26 @@ TEST(SsmConv, MatchesNaiveFormula) {
   }
 }
 
+// A prompt in one call (the blocked prefill loops: 150 channels = 2 full blocks and a tail, 40
+// tokens = 2 full token blocks and a tail) gives the bits of the same tokens one call each (the
+// decode loop), and the same state.
+TEST(SsmConv, PrefillEqualsTokenByTokenBitForBit) {
+  std::mt19937 rng(2);
+  const int64_t channels = 150, n_tok = 40;
+  const int d_conv = 4;
+  const auto x = uniform(n_tok * channels, -2, 2, rng);
+  const auto w = uniform(channels * d_conv, -1, 1, rng);
+  const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
+  std::vector<float> state = state0, out(n_tok * channels);
+  ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state.data(), out.data());
+  std::vector<float> state1 = state0, out1(n_tok * channels);
+  for (int64_t t = 0; t < n_tok; ++t)
+    ssm_conv(x.data() + t * channels, 1, channels, d_conv, w.data(), state1.data(),
+             out1.data() + t * channels);
+  EXPECT_EQ(out, out1);
+  EXPECT_EQ(state, state1);
+}
+
 TEST(SsmConv, CurrentTokenIsTheLastTap) {
   // One channel, zero state, w = e_{d_conv-1}: the output is the input itself.
   const float x[3] = {1.5f, -2.0f, 3.0f};
