@@ -7,8 +7,11 @@
 #
 #   level    QEMU_CPU      features seen                     tests
 #   max      max           neon dotprod i8mm fp16 (+ SVE)    the suite, less what cannot run or
-#                                                            is too slow under emulation (below)
-#   dotprod  cortex-a76    neon dotprod fp16                 kernels + 2 fixture models
+#                                                            is too slow under emulation (below);
+#                                                            the only level running the i8mm
+#                                                            (block-sum order) Q4_0/Q8_0 kernels
+#   dotprod  cortex-a76    neon dotprod fp16                 kernels + 2 fixture models; Q4_0/Q8_0
+#                                                            by the dotprod (AVX2-order) kernels
 #   neon     cortex-a53    neon (ARMv8.0)                    kernels + 2 fixture models
 #   scalar   max, KAZEIA_CPU_FEATURES=scalar                 kernels + 2 fixture models
 #
@@ -16,7 +19,7 @@
 # qwen35-tiny-q4_0; the max level adds qwen3-small-q8_0, qwen3-small-q4_k_m and
 # qwen35-small-q4_k_m (K-quants, Q6_K, Q8_0, larger heads) on the cpu backend.
 # Left out at the max level: the reference-backend (scalar f32) runs of the larger fixture
-# models, the other two qwen35-small cpu runs (the kernels they use are covered above) and the
+# models, the other two qwen35-small cpu runs, both kernel orders (the kernels they use are covered above) and the
 # state-reuse scenarios (minutes each under emulation, no ARM-specific code; the host run
 # covers them), timing assertions (Tokenizer.LoadIsFast: emulation is ~10-50x slower),
 # the CLI tests (they start the aarch64 `kazeia` binary as a child process, which needs qemu
@@ -33,7 +36,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|LoadIsFast|^Cli\.'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|LoadIsFast|^Cli\.'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {

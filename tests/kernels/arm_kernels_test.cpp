@@ -4,7 +4,8 @@
 // outputs, quantized weights and weights of random bytes (every quant and scale bit pattern).
 // A kernel whose instruction set the CPU (or KAZEIA_CPU_FEATURES, or qemu's -cpu model) lacks
 // is skipped, naming the feature; on other architectures the whole file is one skipped test.
-// arm_lane_order_test.cpp checks the exact f32 order.
+// arm_lane_order_test.cpp checks the exact f32 order; arm_i8mm_test.cpp the i8mm kernels' order
+// on more shapes.
 #include <gtest/gtest.h>
 
 #if !defined(__aarch64__)
@@ -39,7 +40,7 @@ namespace {
 // min (which moves the result by at least one term's size).
 constexpr double kSumOrderRelTol = 1e-5;
 
-enum class Isa { kNeon, kDotProd };
+enum class Isa { kNeon, kDotProd, kI8mm };
 
 bool has(Isa isa) {
   const CpuFeatures& f = cpu_features();
@@ -48,11 +49,13 @@ bool has(Isa isa) {
       return f.neon;
     case Isa::kDotProd:
       return f.neon && f.dotprod;
+    case Isa::kI8mm:  // its gemv uses vdotq_s32
+      return f.neon && f.dotprod && f.i8mm;
   }
   return false;
 }
 const char* isa_name(Isa isa) {
-  return isa == Isa::kNeon ? "neon" : "dotprod";
+  return isa == Isa::kNeon ? "neon" : isa == Isa::kDotProd ? "dotprod" : "i8mm";
 }
 #define REQUIRE_ISA(isa) \
   if (!has(isa)) GTEST_SKIP() << "skipped (no " << isa_name(isa) << ")"
@@ -89,6 +92,10 @@ const ArmKernel kKernels[] = {
      arm::gemm_q5_K_q8_K_4x1__neon_dotprod, "q5_K_q8_K__neon_dotprod"},
     {DType::Q6_K, Isa::kDotProd, arm::gemv_q6_K_q8_K__neon_dotprod,
      arm::gemm_q6_K_q8_K_4x1__neon_dotprod, "q6_K_q8_K__neon_dotprod"},
+    {DType::Q4_0, Isa::kI8mm, arm::gemv_q4_0_q8_0__neon_i8mm, arm::gemm_q4_0_q8_0_4x4__neon_i8mm,
+     "q4_0_q8_0__neon_i8mm"},
+    {DType::Q8_0, Isa::kI8mm, arm::gemv_q8_0_q8_0__neon_i8mm, arm::gemm_q8_0_q8_0_4x4__neon_i8mm,
+     "q8_0_q8_0__neon_i8mm"},
 };
 
 std::vector<float> random_floats(int64_t n, std::mt19937& rng, float scale) {
@@ -216,6 +223,11 @@ TEST(ArmKernels, GemvDotProdMatchesReference) {
   check_gemv_against_reference(Isa::kDotProd);
 }
 
+TEST(ArmKernels, GemvI8mmMatchesReference) {
+  REQUIRE_ISA(Isa::kI8mm);
+  check_gemv_against_reference(Isa::kI8mm);
+}
+
 TEST(ArmKernels, NeonAndDotProdAgreeBitForBit) {
   // Both add the same exact integer block sums with the same f32 operations.
   REQUIRE_ISA(Isa::kDotProd);
@@ -278,6 +290,11 @@ TEST(ArmKernels, GemmDotProdEqualsGemv) {
   check_gemm_equals_gemv(Isa::kDotProd);
 }
 
+TEST(ArmKernels, GemmI8mmEqualsGemv) {
+  REQUIRE_ISA(Isa::kI8mm);
+  check_gemm_equals_gemv(Isa::kI8mm);
+}
+
 TEST(ArmKernels, QuantizeQ8_0IsBitIdenticalToReference) {
   REQUIRE_ISA(Isa::kNeon);
   std::mt19937 rng(17);
@@ -330,6 +347,14 @@ TEST(ArmKernels, TableChoosesByFeature) {
   EXPECT_EQ(entry(with_dot, DType::Q6_K).gemv, &arm::gemv_q6_K_q8_K__neon_dotprod);
   EXPECT_EQ(entry(with_dot, DType::Q8_0).gemm, &arm::gemm_q8_0_q8_0_4x1__neon_dotprod);
   EXPECT_EQ(entry(with_dot, DType::F32).gemv, &arm::gemv_f32_f32__neon);
+
+  if (!cpu.i8mm) return;
+  CpuFeatures mm = dot;
+  mm.i8mm = true;
+  const KernelTable with_mm = build_kernel_table(mm);
+  EXPECT_STREQ(entry(with_mm, DType::Q4_0).name, "q4_0_q8_0 neon-i8mm");
+  EXPECT_EQ(entry(with_mm, DType::Q8_0).gemm, &arm::gemm_q8_0_q8_0_4x4__neon_i8mm);
+  EXPECT_EQ(entry(with_mm, DType::Q4_K).gemm, &arm::gemm_q4_K_q8_K_4x1__neon_dotprod);
 }
 
 }  // namespace

@@ -1,21 +1,25 @@
 // ARM64 kernels of the kernel table (kernels/kernel_table.h): matrix products and ops, by ISA:
 //   __neon          ARMv8.0 Advanced SIMD (every AArch64 core): int8 products by vmull_s8 and
 //                   pairwise widening adds;
-//   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane).
-// Declared on every architecture, defined only when targeting AArch64 (the *_neon / *_dotprod
-// files are built with their own -march flags, CMakeLists.txt); register.cpp only reaches a
-// kernel when the table's features report its instruction set.
+//   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane);
+//   __neon_i8mm     FEAT_I8MM (with FEAT_DotProd): vmmlaq_s32 2x2 tiles for Q4_0 / Q8_0 prefill.
+// Declared on every architecture, defined only when targeting AArch64 (the *_neon / *_dotprod /
+// *_i8mm files are built with their own -march flags, CMakeLists.txt); register.cpp only reaches
+// a kernel when the table's features report its instruction set.
 //
-// Every kernel follows the f32 order of the reference implementation's x86 AVX2 kernels, as
-// kernels/x86 does (quant_dot.h, gemv_float_neon.cpp), so ARM and x86 give the same bits; __neon
-// and __neon_dotprod give the same bits too (exact integer lanes). Activations: Q8_0 by
-// quantize_q8_0__neon, bit-identical to the reference's converter (id = 127/amax, ties to even);
-// Q8_K, F16 and BF16 by the reference's converters. Against the reference's own (generic) dot
-// products they agree to f32 rounding (tests/kernels/arm_kernels_test.cpp).
+// The __neon and __neon_dotprod kernels follow the f32 order of the reference implementation's
+// x86 AVX2 kernels, as kernels/x86 does (quant_dot.h, gemv_float_neon.cpp), so ARM and x86 give
+// the same bits; __neon and __neon_dotprod give the same bits too (exact integer lanes).
+// Activations: Q8_0 by quantize_q8_0__neon, bit-identical to the reference's converter (id =
+// 127/amax, ties to even); Q8_K, F16 and BF16 by the reference's converters. Against the
+// reference's own (generic) dot products they agree to f32 rounding
+// (tests/kernels/arm_kernels_test.cpp).
 //
-// No FEAT_I8MM kernel: vmmlaq_s32 sums 8 products per int32 lane, and the x86 order needs lanes of
-// 4 products, which i8mm can only produce by wasting half of each instruction (no faster than
-// vdotq_s32). Keeping ARM's bits equal to x86's was judged worth more than i8mm's prefill speed.
+// The __neon_i8mm kernels (gemm_i8mm.cpp) follow another order, the "block-sum" order
+// (tests/testing/block_sum_order_model.h): vmmlaq_s32 sums 8 products per int32 lane, so it can
+// give exact whole-block sums but not the AVX2 order's 4-product lanes. At the i8mm level Q4_0
+// and Q8_0 therefore differ from x86 and from the lower ARM levels in the last bits; their gemv
+// (vdotq_s32) and gemm (vmmlaq_s32) agree with each other bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +66,13 @@ GemmKernel gemm_q8_0_q8_0_4x1__neon_dotprod;
 GemmKernel gemm_q4_K_q8_K_4x1__neon_dotprod;
 GemmKernel gemm_q5_K_q8_K_4x1__neon_dotprod;
 GemmKernel gemm_q6_K_q8_K_4x1__neon_dotprod;
+
+// Block-sum order (above): gemv by vdotq_s32, 4 weight rows per f32 vector; gemm by vmmlaq_s32,
+// register tiles of 4 weight rows x 4 activation rows; the same bits as each other.
+GemvKernel gemv_q4_0_q8_0__neon_i8mm;
+GemvKernel gemv_q8_0_q8_0__neon_i8mm;
+GemmKernel gemm_q4_0_q8_0_4x4__neon_i8mm;
+GemmKernel gemm_q8_0_q8_0_4x4__neon_i8mm;
 
 // The non-matmul ops (kernels/kernel_table.h: OpKernels), each with the arithmetic of its
 // kernels/x86 *__avx2 twin (ops_avx2.h), so the same bits: rms_norm, rope_neox and add also give

@@ -1,12 +1,13 @@
 // ARM64 entries of the kernel table (kernels/kernel_table.h). Compiled on every architecture;
-// the ISA-specific kernels live in files named *_neon.cpp / *_dotprod.cpp, compiled with their
-// own flags (CMakeLists.txt) and only reached when the table's features report the ISA.
+// the ISA-specific kernels live in files named *_neon.cpp / *_dotprod.cpp / *_i8mm.cpp, compiled
+// with their own flags (CMakeLists.txt) and only reached when the table's features report the ISA.
 //
 // Per feature (weight type: kernel; every other type keeps its reference entry):
 //   neon      f32, f16, bf16: gemv_*__neon; q4_0, q8_0, q4_K, q5_K, q6_K: gemv_*__neon and
 //             gemm_*_4x1__neon; Q8_0 activations by quantize_q8_0__neon for every weight type
 //   +dotprod  q4_0, q8_0, q4_K, q5_K, q6_K: gemv_*__neon_dotprod, gemm_*_4x1__neon_dotprod
-//   i8mm      detected, unused (arm_kernels.h says why)
+//   +i8mm     (with dotprod) q4_0, q8_0: gemv_*__neon_i8mm, gemm_*_4x4__neon_i8mm, in the
+//             block-sum order, not the AVX2 order of the levels below (arm_kernels.h)
 //   ops       rms_norm, rope_neox, swiglu, silu, add, mul_sigmoid, attention, gated_rms_norm,
 //             delta_rule_decode: *__neon (ops_neon.cpp, attention_neon.cpp, delta_rule_neon.cpp)
 // What ARM still takes from the reference (STYLE §3): gemv of q4_1, q5_0, q5_1, iq4_nl, q2_K,
@@ -55,6 +56,13 @@ constexpr ArmMatmul kDotProd[] = {
      arm::gemm_q6_K_q8_K_4x1__neon_dotprod},
 };
 
+constexpr ArmMatmul kI8mm[] = {
+    {DType::Q4_0, "q4_0_q8_0 neon-i8mm", arm::gemv_q4_0_q8_0__neon_i8mm,
+     arm::gemm_q4_0_q8_0_4x4__neon_i8mm},
+    {DType::Q8_0, "q8_0_q8_0 neon-i8mm", arm::gemv_q8_0_q8_0__neon_i8mm,
+     arm::gemm_q8_0_q8_0_4x4__neon_i8mm},
+};
+
 template <size_t N>
 void set(KernelTable& table, const ArmMatmul (&entries)[N]) {
   for (const ArmMatmul& e : entries) {
@@ -76,6 +84,8 @@ void add_arm_kernels(KernelTable& table) {
   for (MatmulKernel& k : table.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = arm::quantize_q8_0__neon;
   if (f.dotprod) set(table, kDotProd);
+  // The i8mm gemv uses vdotq_s32 too (it must give the gemm's bits), hence both features.
+  if (f.i8mm && f.dotprod) set(table, kI8mm);
   OpKernels& ops = table.ops;
   ops.rms_norm = arm::rms_norm__neon;
   ops.rope_neox = arm::rope_neox__neon;
