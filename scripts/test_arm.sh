@@ -20,8 +20,8 @@
 # qwen35-small-q4_k_m (K-quants, Q6_K, Q8_0, larger heads) on the cpu backend.
 # Left out at the max level: the reference-backend (scalar f32) runs of the larger fixture
 # models, the other two qwen35-small cpu runs in both kernel orders (the kernels they use are
-# covered above) and the state-reuse scenarios (minutes each under emulation, no ARM-specific code; the host run
-# covers them), timing assertions (Tokenizer.LoadIsFast: emulation is ~10-50x slower),
+# covered above) and the state-reuse scenarios (minutes each under emulation, no ARM-specific
+# code; the host run covers them), timing assertions (Tokenizer.LoadIsFast: emulation is ~10-50x slower),
 # the CLI tests (they start the aarch64 `kazeia` binary as a child process, which needs qemu
 # registered with binfmt_misc) and valgrind (a host tool). Everything here is emulated:
 # correctness, not speed.
