@@ -82,8 +82,8 @@ typedef struct kz_session_params {
   size_t struct_size;               /* sizeof(kz_session_params) */
   int64_t n_ctx;                    /* context length in tokens */
   int32_t n_threads;                /* 0: all hardware threads */
-  const char* k_type;               /* KV cache element types: "f32" or "f16"; NULL: default */
-  const char* v_type;               /*   "                                        "    */
+  const char* k_type;               /* KV cache element types: "f32", "f16" or "q8_0" (head   */
+  const char* v_type;               /*   size a multiple of 32); NULL: default ("f16")        */
   const char* backend;              /* "cpu" or "ref"; NULL: default */
   int64_t checkpoint_interval;      /* recurrent-state checkpoint every N tokens (0: at turns) */
   uint64_t checkpoint_budget_bytes; /* memory for those checkpoints */

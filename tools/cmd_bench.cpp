@@ -127,11 +127,16 @@ int cmd_bench(int argc, char** argv) {
     for (int64_t depth : depths) {
       // -c sizes the state (e.g. to measure the memory of a 4096-token context).
       const int64_t n_ctx = std::max<int64_t>(engine.ctx, depth + std::max(n_prompt, n_gen) + 1);
-      SequenceState st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
-      const auto prefix = bench_tokens(depth, model->info().n_vocab);
-      auto start_at_depth = [&] {  // a fresh state, then the (untimed) context
-        st = model->new_state(n_ctx, engine.k_type(), engine.v_type());
-        if (depth > 0) model->eval(*inner, st, scratch, prefix, false, logits);
+      // The (untimed) context is evaluated once. Each run then starts from it as the runtime
+      // resumes a sequence: attention layers truncated back to `depth` (positions past it are
+      // rewritten before they are read) and the recurrent states restored from a copy.
+      SequenceState st = engine.new_state(*model, n_ctx);
+      if (depth > 0)
+        model->eval(*inner, st, scratch, bench_tokens(depth, model->info().n_vocab), false, logits);
+      const std::vector<RecurrentState> recur_at_depth = st.recur;
+      auto start_at_depth = [&] {
+        st.n_past = depth;
+        st.recur = recur_at_depth;
       };
       const std::string at = depth ? " @ d" + std::to_string(depth) : "";
       if (n_prompt > 0) {

@@ -32,6 +32,7 @@ int cmd_chat(int argc, char** argv) {
   gp.enable_thinking = !no_think;
 
   auto engine = Engine::load(engine_flags.model);
+  engine_flags.check_cache_types(engine->model());
   SessionParams sp;
   sp.n_ctx = engine_flags.ctx > 0 ? engine_flags.ctx : 4096;
   sp.k_type = engine_flags.cache_type_k;

@@ -57,6 +57,11 @@ int cmd_inspect(int argc, char** argv) {
   p.add_positional("FILE", "GGUF file", &path);
   p.add("-m,--model", "FILE", "GGUF file (alternative to the positional argument)", &path);
   p.add_switch("--no-tensors", "omit the tensor table", &no_tensors);
+  EngineFlags cache;  // only the cache types, for the state's bytes per token
+  p.add("-ctk,--cache-type-k", "TYPE", "K cache type for the state sizes: f32, f16 or q8_0",
+        &cache.cache_type_k);
+  p.add("-ctv,--cache-type-v", "TYPE", "V cache type for the state sizes: f32, f16 or q8_0",
+        &cache.cache_type_v);
   if (!p.parse(argc, argv)) return 0;
   if (path.empty()) fail("missing GGUF file (kazeia inspect FILE)");
 
@@ -86,10 +91,11 @@ int cmd_inspect(int argc, char** argv) {
   const auto arch = f.opt_string("general.architecture");
   if (arch && (*arch == "qwen3" || *arch == "qwen35")) {
     auto model = Model::load(path);
-    const SequenceState st = model->new_state(1, DType::F16, DType::F16);
-    std::printf("\nsequence state (F16 KV cache): %" PRIu64 " bytes fixed (recurrent), %" PRIu64
+    const SequenceState st = cache.new_state(*model, 1);
+    std::printf("\nsequence state (%s K, %s V cache): %" PRIu64 " bytes fixed (recurrent), %" PRIu64
                 " bytes per context token (KV)\n",
-                st.fixed_bytes(), st.bytes_per_token());
+                cache.cache_type_k.c_str(), cache.cache_type_v.c_str(), st.fixed_bytes(),
+                st.bytes_per_token());
   }
   return 0;
 }

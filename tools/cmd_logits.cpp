@@ -37,7 +37,7 @@ int cmd_logits(int argc, char** argv) {
   auto model = Model::load(engine.model);
   auto backend = make_backend(engine.backend, engine.resolved_threads());
   const int64_t n_ctx = engine.ctx > 0 ? engine.ctx : int64_t(ids.size() + then.size());
-  SequenceState state = model->new_state(n_ctx, engine.k_type(), engine.v_type());
+  SequenceState state = engine.new_state(*model, n_ctx);
   Scratch scratch;
   std::vector<float> logits;
   const int64_t V = model->info().n_vocab;

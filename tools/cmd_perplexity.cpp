@@ -94,7 +94,7 @@ int cmd_perplexity(int argc, char** argv) {
   int64_t count = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t c = 0; c < n_chunks; ++c) {
-    SequenceState state = model->new_state(n_ctx, engine.k_type(), engine.v_type());
+    SequenceState state = engine.new_state(*model, n_ctx);
     const int32_t* chunk = tokens.data() + c * n_ctx;
     for (int64_t b0 = 0; b0 < n_ctx; b0 += batch) {
       const int64_t nb = std::min(batch, n_ctx - b0);

@@ -63,7 +63,7 @@ int cmd_run(int argc, char** argv) {
   auto backend = make_backend(engine.backend, engine.resolved_threads());
   const int64_t n_ctx =
       engine.ctx > 0 ? engine.ctx : std::min<int64_t>(model->info().n_ctx_train, 4096);
-  SequenceState state = model->new_state(n_ctx, engine.k_type(), engine.v_type());
+  SequenceState state = engine.new_state(*model, n_ctx);
   Sampler sampler(sp, int(model->info().n_vocab));
   const double load_s = load_timer.seconds();
 

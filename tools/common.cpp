@@ -3,17 +3,10 @@
 #include <thread>
 
 #include "base/error.h"
+#include "model/hparams.h"
+#include "model/model.h"
 
 namespace kz::cli {
-namespace {
-
-DType cache_type(const std::string& flag, const std::string& value) {
-  if (value == "f32") return DType::F32;
-  if (value == "f16") return DType::F16;
-  fail("invalid value '", value, "' for ", flag, " (expected f32 or f16)");
-}
-
-}  // namespace
 
 void EngineFlags::declare(ArgParser& p) {
   p.add("-m,--model", "FILE", "model file (GGUF)", &model);
@@ -22,8 +15,10 @@ void EngineFlags::declare(ArgParser& p) {
   p.add("-t,--threads", "N", "threads (default: all hardware threads)", &threads);
   p.add("-c,--ctx-size", "N", "context size in tokens (default: min(training context, 4096))",
         &ctx);
-  p.add("-ctk,--cache-type-k", "TYPE", "K cache type: f32 or f16 (default f16)", &cache_type_k);
-  p.add("-ctv,--cache-type-v", "TYPE", "V cache type: f32 or f16 (default f16)", &cache_type_v);
+  p.add("-ctk,--cache-type-k", "TYPE", "K cache type: f32, f16 or q8_0 (default f16)",
+        &cache_type_k);
+  p.add("-ctv,--cache-type-v", "TYPE", "V cache type: f32, f16 or q8_0 (default f16)",
+        &cache_type_v);
 }
 
 int EngineFlags::resolved_threads() const {
@@ -32,10 +27,21 @@ int EngineFlags::resolved_threads() const {
 }
 
 DType EngineFlags::k_type() const {
-  return cache_type("--cache-type-k", cache_type_k);
+  return parse_kv_cache_type(cache_type_k, "--cache-type-k");
 }
 DType EngineFlags::v_type() const {
-  return cache_type("--cache-type-v", cache_type_v);
+  return parse_kv_cache_type(cache_type_v, "--cache-type-v");
+}
+
+void EngineFlags::check_cache_types(const Model& model) const {
+  const int head_dim = read_common_hparams(model.file(), model.info().arch).head_dim;
+  check_kv_cache_type(k_type(), head_dim, "--cache-type-k");
+  check_kv_cache_type(v_type(), head_dim, "--cache-type-v");
+}
+
+SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {
+  check_cache_types(model);
+  return model.new_state(n_ctx, k_type(), v_type());
 }
 
 }  // namespace kz::cli

@@ -7,7 +7,12 @@
 
 #include "args.h"
 #include "backend/backend.h"
+#include "model/state.h"
 #include "quant/types.h"
+
+namespace kz {
+class Model;
+}
 
 namespace kz::cli {
 
@@ -22,6 +27,11 @@ struct EngineFlags {
   int resolved_threads() const;
   DType k_type() const;  // throws naming --cache-type-k on a bad value
   DType v_type() const;
+  // Throws naming the flag unless the cache types can hold the model's heads (q8_0: head size a
+  // multiple of 32).
+  void check_cache_types(const Model& model) const;
+  // A zeroed state of n_ctx tokens with these cache types (checked as above).
+  SequenceState new_state(const Model& model, int64_t n_ctx) const;
 };
 
 // Subcommand entry points: argv excludes the program and subcommand names; return the exit code.

@@ -23,7 +23,7 @@ class SessionImpl;
 
 struct SessionParams {
   int64_t n_ctx = 4096;
-  std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32 or f16
+  std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32, f16 or q8_0
   int n_threads = 0;                           // 0: all hardware threads
   std::string backend = "cpu";                 // cpu or ref
   // Prefix reuse: recurrent-state checkpoints at message boundaries and every N tokens

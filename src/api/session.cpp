@@ -19,12 +19,6 @@
 namespace kz {
 namespace {
 
-DType cache_type(const std::string& name, const char* what) {
-  if (name == "f32") return DType::F32;
-  if (name == "f16") return DType::F16;
-  fail("invalid ", what, " '", name, "' (expected f32 or f16)");
-}
-
 int resolve_threads(int n) {
   if (n < 0) fail("invalid thread count ", n);
   return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -37,8 +31,8 @@ class SessionImpl {
   SessionImpl(std::shared_ptr<const Engine> engine, const SessionParams& p)
       : engine_(std::move(engine)),
         backend_(make_backend(p.backend, resolve_threads(p.n_threads))),
-        seq_(engine_->model(), p.n_ctx, cache_type(p.k_type, "K cache type"),
-             cache_type(p.v_type, "V cache type"),
+        seq_(engine_->model(), p.n_ctx, parse_kv_cache_type(p.k_type, "K cache type"),
+             parse_kv_cache_type(p.v_type, "V cache type"),
              CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
 
   GenerateResult generate(std::span<const int32_t> prompt, std::span<const int64_t> boundaries,

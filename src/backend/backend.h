@@ -29,7 +29,8 @@ struct Matrix {
 };
 
 // One attention layer's K/V cache for one sequence: k[n_ctx][n_kv_head][head_dim], same for v;
-// each of element type F32 or F16.
+// each of element type F32, F16 or Q8_0 (a row of row_bytes(type, n_kv_head * head_dim) bytes;
+// with Q8_0 each head is head_dim / 32 whole blocks).
 struct KvCacheView {
   DType k_type = DType::F32, v_type = DType::F32;
   void* k = nullptr;

@@ -51,19 +51,18 @@ KvCacheView kv_view(SequenceState& st, int attn_index, int n_head_kv, int head_d
 
 SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, int n_head_kv,
                          int head_dim, int n_recur, int64_t conv_floats, int64_t ssm_floats) {
-  for (DType t : {k_type, v_type})
-    if (t != DType::F32 && t != DType::F16)
-      fail("unsupported KV cache type ", dtype_name(t), " (expected f32 or f16)");
+  check_kv_cache_type(k_type, head_dim, "K cache type");
+  check_kv_cache_type(v_type, head_dim, "V cache type");
   if (n_ctx < 1) fail("context size must be at least 1, got ", n_ctx);
   SequenceState st;
   st.k_type = k_type;
   st.v_type = v_type;
   st.n_ctx = n_ctx;
-  const uint64_t row = uint64_t(n_ctx) * n_head_kv * head_dim;
+  const int64_t row = int64_t(n_head_kv) * head_dim;
   st.attn.resize(n_attn);
   for (auto& c : st.attn) {
-    c.k.assign(row * info(k_type).block_bytes, 0);
-    c.v.assign(row * info(v_type).block_bytes, 0);
+    c.k.assign(n_ctx * row_bytes(k_type, row), 0);
+    c.v.assign(n_ctx * row_bytes(v_type, row), 0);
   }
   st.recur.resize(n_recur);
   for (auto& r : st.recur) {

@@ -56,7 +56,8 @@ void output_head(Backend& be, const float* x, int64_t n_tok, int64_t n_embd, con
 KvCacheView kv_view(SequenceState& st, int attn_index, int n_head_kv, int head_dim);
 
 // A state with zeroed KV caches for n_attn attention layers of n_head_kv x head_dim and
-// zeroed recurrent states of the given sizes for n_recur layers. k/v types: F32 or F16.
+// zeroed recurrent states of the given sizes for n_recur layers. k/v types: F32, F16 or Q8_0
+// (check_kv_cache_type).
 SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, int n_head_kv,
                          int head_dim, int n_recur, int64_t conv_floats, int64_t ssm_floats);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "quant/types.h"
@@ -11,7 +12,8 @@
 namespace kz {
 
 struct AttentionCache {
-  std::vector<uint8_t> k, v;  // [n_ctx][n_kv_head][head_dim] of the cache type
+  // [n_ctx][n_kv_head][head_dim] of the cache type; Q8_0 rows hold head_dim / 32 blocks per head.
+  std::vector<uint8_t> k, v;
 };
 
 struct RecurrentState {
@@ -30,5 +32,11 @@ struct SequenceState {
   uint64_t fixed_bytes() const;
   uint64_t bytes_per_token() const;
 };
+
+// KV cache element types: f32, f16 or q8_0 (GGUF Q8_0 blocks of 32, so head_dim must be a
+// multiple of 32). The type called `name`; otherwise throws naming `what` (e.g. "--cache-type-k").
+DType parse_kv_cache_type(std::string_view name, std::string_view what);
+// Throws naming `what` unless t is a KV cache type that stores heads of head_dim elements.
+void check_kv_cache_type(DType t, int head_dim, std::string_view what);
 
 }  // namespace kz

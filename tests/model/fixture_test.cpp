@@ -146,8 +146,9 @@ TEST_P(FixtureModel, MatchesReferenceLogits) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
   };
-  if (p.backend == "cpu_reference_order")
+  if (p.backend == "cpu_reference_order") {
     EXPECT_LE(median(ours_to_rounded), kCloserFactor * median(rounded_to_exact));
+  }
 }
 
 std::vector<FixtureParam> all_params() {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model/synthetic.h"
 #include "testing/reference_logits.h"
 
 namespace {
@@ -94,6 +95,47 @@ TEST(Cli, UnknownFlagAndBadValues) {
   expect_error(kazeia("run -m " + kTiny + " -ctk q3 -p hi"), "--cache-type-k");
   expect_error(kazeia("logits -m " + kTiny + " --ids 1,x"), "invalid value 'x' for --ids");
   EXPECT_EQ(kazeia("frobnicate").code, 2);
+}
+
+TEST(Cli, KvCacheTypes) {
+  // Unsupported types, on every model-running command, name the flag in one line.
+  expect_error(kazeia("run -m " + kTiny + " -ctk q4_0 -p hi"),
+               "invalid value 'q4_0' for --cache-type-k (expected f32, f16 or q8_0)");
+  expect_error(kazeia("chat -m " + kTiny + " -ctv q4_0 < /dev/null"),
+               "invalid value 'q4_0' for --cache-type-v");
+  expect_error(kazeia("bench -m " + kTiny + " -p 0 -n 1 -r 1 --cache-type-k bf16"),
+               "--cache-type-k");
+  // q8_0 quantizes each head in blocks of 32 values: a 48-wide head is refused naming the flag.
+  kz::SyntheticConfig cfg = kz::synthetic_preset("qwen3-tiny");
+  cfg.head_dim = 48;
+  cfg.n_rot = 0;
+  const std::string head48 = ::testing::TempDir() + "/cli_head48.gguf";
+  kz::write_synthetic_model(cfg, {}, head48);
+  expect_error(
+      kazeia("run -m " + head48 + " -ctv q8_0 -p hi"),
+      "--cache-type-v q8_0 needs a head size that is a multiple of 32; this model's is 48");
+  EXPECT_EQ(kazeia("run -m " + head48 + " -n 2 -p hi").code, 0);
+  // q8_0 runs, and bench's kv column shows it.
+  const CliResult run = kazeia("run -m " + kTiny35 + " -p hello -n 4 --temp 0 -ctk q8_0 -ctv q8_0");
+  EXPECT_EQ(run.code, 0) << run.err;
+  const CliResult bench =
+      kazeia("bench -m " + kTiny35 + " -p 8 -n 4 -r 1 -d 0,16 -ctk q8_0 -ctv f16");
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("| q8_0/f16 | tg4 @ d16 |"), std::string::npos) << bench.out;
+  // inspect: per-token KV bytes of the chosen types. qwen3-tiny: 2 layers, 2 KV heads of 32,
+  // so K and V rows of 64 values: 2 x 2 x 64 x 2 bytes in F16; 2 x 2 x 2 blocks x 34 in Q8_0.
+  const CliResult f16 = kazeia("inspect --no-tensors " + kTiny);
+  ASSERT_EQ(f16.code, 0) << f16.err;
+  EXPECT_NE(f16.out.find("(f16 K, f16 V cache): 0 bytes fixed (recurrent), 512 bytes per "
+                         "context token"),
+            std::string::npos)
+      << f16.out;
+  const CliResult q8 = kazeia("inspect --no-tensors -ctk q8_0 -ctv q8_0 " + kTiny);
+  ASSERT_EQ(q8.code, 0) << q8.err;
+  EXPECT_NE(q8.out.find("(q8_0 K, q8_0 V cache): 0 bytes fixed (recurrent), 272 bytes per "
+                        "context token"),
+            std::string::npos)
+      << q8.out;
 }
 
 TEST(Cli, HelpOnEveryCommand) {

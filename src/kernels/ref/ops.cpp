@@ -3,7 +3,6 @@
 #include <cmath>
 #include <vector>
 
-#include "base/half.h"
 #include "quant/quant.h"
 
 namespace kz::ref {
@@ -79,40 +78,28 @@ void mul_sigmoid(float* x, const float* gate, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= sigmoid(gate[i]);
 }
 
-namespace {
-
-void store_row(DType type, void* base, int64_t index, const float* src, int64_t n) {
-  if (type == DType::F32) {
-    float* dst = static_cast<float*>(base) + index * n;
-    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
-  } else {
-    uint16_t* dst = static_cast<uint16_t*>(base) + index * n;
-    for (int64_t i = 0; i < n; ++i) dst[i] = fp32_to_fp16(src[i]);
-  }
-}
-
-float load(DType type, const void* base, int64_t i) {
-  return type == DType::F32 ? static_cast<const float*>(base)[i]
-                            : fp16_to_fp32(static_cast<const uint16_t*>(base)[i]);
-}
-
-}  // namespace
-
+// Cache rows are converted by the reference converters (quant/quant.h): a Q8_0 row of
+// n_kv_head * head_dim elements is n_kv_head heads of whole blocks (head_dim % 32 == 0).
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v) {
   const int64_t row = int64_t(kv.n_kv_head) * kv.head_dim;
+  const uint64_t k_row = row_bytes(kv.k_type, row), v_row = row_bytes(kv.v_type, row);
   for (int64_t t = 0; t < n_tok; ++t) {
-    store_row(kv.k_type, kv.k, pos0 + t, k + t * row, row);
-    store_row(kv.v_type, kv.v, pos0 + t, v + t * row, row);
+    quantize_row(kv.k_type, k + t * row, static_cast<uint8_t*>(kv.k) + (pos0 + t) * k_row, row);
+    quantize_row(kv.v_type, v + t * row, static_cast<uint8_t*>(kv.v) + (pos0 + t) * v_row, row);
   }
 }
 
-// Plain softmax attention in f32: scores, max-subtracted exponentials, weighted sum of values.
+// Plain softmax attention in f32 over the dequantized cache: scores, max-subtracted
+// exponentials, weighted sum of values.
 void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                float scale, float* out) {
   const int d = kv.head_dim;
   const int group = n_head / kv.n_kv_head;
   const int64_t row = int64_t(kv.n_kv_head) * d;
-  std::vector<float> scores(pos0 + n_tok);
+  const int64_t n_ctx = pos0 + n_tok;
+  std::vector<float> keys(n_ctx * row), values(n_ctx * row), scores(n_ctx);
+  dequantize_row(kv.k_type, kv.k, keys.data(), n_ctx * row);
+  dequantize_row(kv.v_type, kv.v, values.data(), n_ctx * row);
   for (int64_t t = 0; t < n_tok; ++t) {
     const int64_t n_keys = pos0 + t + 1;  // causal: keys at positions <= the query's
     for (int h = 0; h < n_head; ++h) {
@@ -121,7 +108,7 @@ void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_to
       float max_s = -INFINITY;
       for (int64_t j = 0; j < n_keys; ++j) {
         float s = 0.0f;
-        for (int i = 0; i < d; ++i) s += qh[i] * load(kv.k_type, kv.k, j * row + kv_off + i);
+        for (int i = 0; i < d; ++i) s += qh[i] * keys[j * row + kv_off + i];
         scores[j] = s * scale;
         max_s = std::max(max_s, scores[j]);
       }
@@ -131,7 +118,7 @@ void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_to
       for (int i = 0; i < d; ++i) o[i] = 0.0f;
       for (int64_t j = 0; j < n_keys; ++j) {
         const float p = scores[j] / sum;
-        for (int i = 0; i < d; ++i) o[i] += p * load(kv.v_type, kv.v, j * row + kv_off + i);
+        for (int i = 0; i < d; ++i) o[i] += p * values[j * row + kv_off + i];
       }
     }
   }

@@ -6,7 +6,7 @@ public final class SessionParams {
   public long nCtx = (long) Native.DEFAULTS[Native.N_CTX];
   /** 0: all hardware threads. */
   public int nThreads = (int) Native.DEFAULTS[Native.N_THREADS];
-  /** KV cache element types, "f32" or "f16"; null: the engine's default. */
+  /** KV cache element types, "f32", "f16" or "q8_0"; null: the engine's default. */
   public String kType = null;
   public String vType = null;
   /** "cpu" or "ref"; null: the engine's default. */

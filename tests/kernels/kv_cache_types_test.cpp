@@ -1,0 +1,161 @@
+// KV cache element types in the attention kernels: the reference kv_store writes Q8_0 rows with
+// the reference quantizer, the reference attention reads every type through the reference
+// dequantizer, and this machine's fused attention kernel (AVX2 on x86, NEON on ARM) matches it
+// for every K/V type pair on shapes with odd key counts, odd head counts, GQA ratios and split
+// (token, head) ranges. (On Q8_0 the fast kernels apply each block's scale once to a block sum;
+// the reference multiplies every value: a reordering within the same bound.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/cpu_features.h"
+#include "kernels/kernel_table.h"
+#include "kernels/ref/ops.h"
+#include "quant/quant.h"
+
+namespace kz {
+namespace {
+
+// Sums over a head in 8 lanes with FMA instead of one sequential f32 sum (the bound of the
+// existing attention tests, tests/kernels/x86_ops_test.cpp).
+constexpr float kReorderedRel = 1e-5f;
+constexpr DType kTypes[] = {DType::F32, DType::F16, DType::Q8_0};
+
+std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> x(n);
+  for (auto& v : x) v = dist(rng);
+  if (n > 5) x[n / 5] = 5 * scale;  // an outlier
+  return x;
+}
+
+double rel_rms(const std::vector<float>& got, const std::vector<float>& want) {
+  double err = 0, ref = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    err += double(got[i] - want[i]) * (got[i] - want[i]);
+    ref += double(want[i]) * want[i];
+  }
+  return std::sqrt(err / ref);
+}
+
+void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
+                     const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  float scale = 0;
+  for (float w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], rel * scale) << what << " at " << i;
+}
+
+// A cache of n_ctx positions of n_kv heads x d, filled through ref::kv_store.
+struct Cache {
+  std::vector<uint8_t> k, v;
+  KvCacheView view;
+  Cache(DType kt, DType vt, int64_t n_ctx, int n_kv, int d, const float* keys, const float* vals)
+      : k(n_ctx * row_bytes(kt, int64_t(n_kv) * d)), v(n_ctx * row_bytes(vt, int64_t(n_kv) * d)) {
+    view = KvCacheView{kt, vt, k.data(), v.data(), n_ctx, n_kv, d};
+    ref::kv_store(view, 0, n_ctx, keys, vals);
+  }
+};
+
+std::vector<float> dequantized(DType t, const std::vector<uint8_t>& rows, int64_t n) {
+  std::vector<float> out(n);
+  dequantize_row(t, rows.data(), out.data(), n);
+  return out;
+}
+
+TEST(KvCacheTypes, StoreQuantizesRowsWithTheReferenceQuantizer) {
+  const int n_kv = 3, d = 64;
+  const int64_t n_ctx = 9, row = int64_t(n_kv) * d;
+  const auto keys = random_floats(n_ctx * row, 1), vals = random_floats(n_ctx * row, 2, 3.0f);
+  Cache c(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
+  // Positions 4.. written again at pos0 = 4 land where a whole-cache store put them.
+  std::vector<uint8_t> again = c.k;
+  KvCacheView view = c.view;
+  std::memset(again.data() + 4 * row_bytes(DType::Q8_0, row), 0, 5 * row_bytes(DType::Q8_0, row));
+  view.k = again.data();
+  ref::kv_store(view, 4, 5, keys.data() + 4 * row, vals.data() + 4 * row);
+  EXPECT_EQ(again, c.k);
+
+  std::vector<uint8_t> want(c.k.size());
+  quantize_row(DType::Q8_0, keys.data(), want.data(), n_ctx * row);
+  EXPECT_EQ(c.k, want);
+  EXPECT_EQ(c.k.size(), n_ctx * n_kv * (d / 32) * 34u);
+  // 8-bit quants with one scale d = absmax / 127 per 32 values: errors within half a step, plus
+  // the fp16 rounding of d (relative 2^-11) times up to 127 steps.
+  const auto back = dequantized(DType::Q8_0, c.v, n_ctx * row);
+  for (int64_t b = 0; b < n_ctx * row / 32; ++b) {
+    float amax = 0;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(vals[b * 32 + i]));
+    for (int i = 0; i < 32; ++i)
+      ASSERT_NEAR(back[b * 32 + i], vals[b * 32 + i], amax * (0.5f / 127 + 1.0f / 2048));
+  }
+}
+
+TEST(KvCacheTypes, ReferenceAttentionReadsTheDequantizedCache) {
+  // A Q8_0 cache and an F32 cache holding its dequantized rows give the same reference result.
+  const int n_kv = 2, d = 32, n_head = 4;
+  const int64_t n_ctx = 21, row = int64_t(n_kv) * d, n_tok = 5, pos0 = n_ctx - n_tok;
+  const auto keys = random_floats(n_ctx * row, 3), vals = random_floats(n_ctx * row, 4);
+  Cache q8(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
+  const auto kf = dequantized(DType::Q8_0, q8.k, n_ctx * row);
+  const auto vf = dequantized(DType::Q8_0, q8.v, n_ctx * row);
+  Cache f32(DType::F32, DType::F32, n_ctx, n_kv, d, kf.data(), vf.data());
+  const auto q = random_floats(n_tok * n_head * d, 5, 2.0f);
+  std::vector<float> got(q.size()), want(q.size());
+  ref::attention(q.data(), q8.view, pos0, n_tok, n_head, 0.2f, got.data());
+  ref::attention(q.data(), f32.view, pos0, n_tok, n_head, 0.2f, want.data());
+  EXPECT_EQ(got, want);
+  // And it stays close to the unquantized cache.
+  Cache exact(DType::F32, DType::F32, n_ctx, n_kv, d, keys.data(), vals.data());
+  ref::attention(q.data(), exact.view, pos0, n_tok, n_head, 0.2f, want.data());
+  EXPECT_LT(rel_rms(got, want), 0.02);
+}
+
+struct Shape {
+  int head_dim, n_head, n_kv_head;
+  int64_t pos0, n_tok;
+};
+// Head sizes of 1 to 16 blocks of 32 (and, for F32/F16, 8- and 16-lane tails); GQA ratios 1 to
+// 8 and odd head counts; 1..300 keys (key blocks of 16, odd counts); prompts and decode.
+const Shape kShapes[] = {{32, 1, 1, 0, 1},    {64, 8, 2, 5, 3},    {128, 2, 1, 20, 20},
+                         {96, 3, 3, 0, 7},    {128, 16, 8, 33, 1}, {256, 8, 2, 298, 1},
+                         {160, 6, 2, 16, 5},  {512, 2, 2, 3, 2},   {32, 8, 1, 47, 1},
+                         {128, 14, 2, 100, 3}};
+
+TEST(KvCacheTypes, FastAttentionMatchesReferenceOnEveryTypePair) {
+  const KernelTable& table = kernel_table();
+  if (!table.ops.attention) GTEST_SKIP() << "no vector attention kernel on this CPU";
+  uint32_t seed = 10;
+  for (const Shape& sh : kShapes)
+    for (DType kt : kTypes)
+      for (DType vt : kTypes) {
+        const std::string at = "head_dim " + std::to_string(sh.head_dim) + " heads " +
+                               std::to_string(sh.n_head) + "/" + std::to_string(sh.n_kv_head) +
+                               " pos0 " + std::to_string(sh.pos0) + " n_tok " +
+                               std::to_string(sh.n_tok) + " k " + std::string(dtype_name(kt)) +
+                               " v " + std::string(dtype_name(vt));
+        const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
+        const auto keys = random_floats(n_ctx * row, seed++);
+        const auto vals = random_floats(n_ctx * row, seed++);
+        Cache c(kt, vt, n_ctx, sh.n_kv_head, sh.head_dim, keys.data(), vals.data());
+        const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
+        std::vector<float> got(q.size(), -7.0f), want(q.size());
+        const float scale = 1.0f / std::sqrt(float(sh.head_dim));
+        // Three ranges of (token, head) pairs, as three threads would split them.
+        const int64_t pairs = sh.n_tok * sh.n_head, a = pairs / 3, b = pairs - pairs / 4;
+        for (auto [begin, end] : {std::pair{int64_t(0), a}, {a, b}, {b, pairs}})
+          table.ops.attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(),
+                              begin, end);
+        ref::attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, want.data());
+        expect_near_rel(got, want, kReorderedRel, at);
+      }
+}
+
+}  // namespace
+}  // namespace kz
