@@ -12,6 +12,8 @@
 //   template <class L> static float dot(const float* q, const uint8_t* k, int d);
 //   template <class L> static void accumulate(float* acc, float c, const float* p,
 //                                             const uint8_t* v, uint64_t v_row, int nb, int d);
+//   static void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector
+//   exp)
 // accumulate: acc = acc * c + p[0] * v_0 + ... + p[nb-1] * v_(nb-1) (row v_j at v + j * v_row),
 // each term fused into the running sum in that order (which stays in registers over the block).
 // F32 and F16 values are used as they are; Q8_0 int8 quants are taken as f32 and each block's
@@ -45,7 +47,7 @@ struct HeadState {
 template <class Isa, class K, class V>
 void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
                   uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState& h) {
-  float s[kKeyBlock];
+  alignas(32) float s[kKeyBlock];
   float bmax = -INFINITY;
   for (int j = 0; j < nb; ++j) {
     s[j] = Isa::template dot<K>(q, k + (j0 + j) * k_row, d) * scale;
@@ -54,10 +56,9 @@ void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k
   const float m_new = std::max(h.m, bmax);
   const float c = h.m == -INFINITY ? 0.0f : std::exp(h.m - m_new);
   h.l *= c;
-  for (int j = 0; j < nb; ++j) {
-    s[j] = std::exp(s[j] - m_new);
-    h.l += s[j];
-  }
+  std::fill(s + nb, s + kKeyBlock, m_new);  // a partial block's padding: e^0, never used
+  Isa::exp_block(s, m_new);
+  for (int j = 0; j < nb; ++j) h.l += s[j];
   Isa::template accumulate<V>(h.acc, c, s, v + j0 * v_row, v_row, nb, d);
   h.m = m_new;
 }

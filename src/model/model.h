@@ -37,7 +37,7 @@ class Model {
   // header and a sample of every tensor), so saved states are only restored into their model.
   uint64_t fingerprint() const { return fingerprint_; }
 
-  // A zeroed state for a sequence of up to n_ctx tokens; K/V cache types F32 or F16.
+  // A zeroed state for a sequence of up to n_ctx tokens; K/V cache types F32, F16 or Q8_0.
   virtual SequenceState new_state(int64_t n_ctx, DType k_type, DType v_type) const = 0;
 
   // Evaluates `tokens` at positions state.n_past.. (in batches of at most kMaxBatch) and advances

@@ -167,10 +167,10 @@ TEST(ArmOps, AttentionOverPairRanges) {
       const float scale = 1.0f / std::sqrt(float(sh.head_dim));
       // Two ranges of (token, head) pairs, as two threads would split them.
       const int64_t pairs = sh.n_tok * sh.n_head;
-      arm::attention_f32_f16_kv__neon(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(),
-                                      0, pairs / 2);
-      arm::attention_f32_f16_kv__neon(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(),
-                                      pairs / 2, pairs);
+      arm::attention__neon(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(), 0,
+                           pairs / 2);
+      arm::attention__neon(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(), pairs / 2,
+                           pairs);
       ref::attention(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, want.data());
       expect_near_rel(got, want, kReorderedRel, "attention" + at);
     }
@@ -201,7 +201,7 @@ TEST(ArmOps, TableTakesThemWithNeon) {
   neon.neon = true;
   const KernelTable t = build_kernel_table(neon);
   EXPECT_STREQ(t.ops.isa, "neon");
-  EXPECT_EQ(t.ops.attention, &arm::attention_f32_f16_kv__neon);
+  EXPECT_EQ(t.ops.attention, &arm::attention__neon);
   EXPECT_EQ(t.ops.delta_rule_decode, &arm::delta_rule_decode__neon);
   EXPECT_EQ(t.ops.ssm_conv, nullptr);  // the reference's, as on x86
   EXPECT_EQ(build_kernel_table(CpuFeatures{}).ops.attention, nullptr);

@@ -87,8 +87,8 @@ void add__neon(float* x, const float* y, int64_t n);
 void mul_sigmoid__neon(float* x, const float* gate, int64_t n);
 void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
                           float eps, float* y);
-void attention_f32_f16_kv__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
-                                int n_head, float scale, float* out, int64_t begin, int64_t end);
+void attention__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+                     float scale, float* out, int64_t begin, int64_t end);
 void delta_rule_decode__neon(const DeltaNetDims& dims, const float* qkv, const float* g,
                              const float* beta, float eps, float* state, float* out, int h_begin,
                              int h_end);

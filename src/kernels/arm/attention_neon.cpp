@@ -2,9 +2,10 @@
 // arithmetic of kernels/x86/attention_avx2.cpp operation for operation (one pass over keys and
 // values in blocks of 16 positions with an online softmax; q·k in 2 x 8 f32 lanes with fused
 // multiply-add and the AVX2 horizontal sum; v accumulated as r = fma(p, v, r) from r = acc * c;
-// scalar std::exp), so ARM and x86 give the same bits. That matters beyond tidiness: with 8-bit
-// activations a last-bit difference in attention flips roundings downstream (fixtures/README.md),
-// and this order is the one that tracks the reference implementation's results on the fixtures.
+// the scores' exponentials by the same vector polynomial), so ARM and x86 give the same bits. That
+// matters beyond tidiness: with 8-bit activations a last-bit difference in attention flips
+// roundings downstream (fixtures/README.md), and this order is the one that tracks the reference
+// implementation's results on the fixtures.
 #include <arm_neon.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/arm/arm_kernels.h"
+#include "kernels/arm/exp_neon.h"
 #include "kernels/arm/quant_dot.h"
 #include "kernels/online_attention.h"
 #include "quant/blocks.h"
@@ -139,6 +141,11 @@ struct NeonAttention {
     }
   }
 
+  static void exp_block(float* s, float m) {
+    static_assert(online_attention::kKeyBlock == 16);
+    for (int j = 0; j < 16; j += 4)
+      vst1q_f32(s + j, exp4(vsubq_f32(vld1q_f32(s + j), vdupq_n_f32(m))));
+  }
   template <class L>
   static float dot(const float* q, const uint8_t* k, int d) {
     if constexpr (std::is_same_v<L, KvQ8_0>)
@@ -158,8 +165,8 @@ struct NeonAttention {
 
 }  // namespace
 
-void attention_f32_f16_kv__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
-                                int n_head, float scale, float* out, int64_t begin, int64_t end) {
+void attention__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+                     float scale, float* out, int64_t begin, int64_t end) {
   (void)n_tok;
   online_attention::run<NeonAttention>(q, kv, pos0, n_head, scale, out, begin, end);
 }

@@ -93,7 +93,7 @@ void add_arm_kernels(KernelTable& table) {
   ops.silu = arm::silu__neon;
   ops.add = arm::add__neon;
   ops.mul_sigmoid = arm::mul_sigmoid__neon;
-  ops.attention = arm::attention_f32_f16_kv__neon;
+  ops.attention = arm::attention__neon;
   ops.gated_rms_norm = arm::gated_rms_norm__neon;
   ops.delta_rule_decode = arm::delta_rule_decode__neon;
   ops.isa = "neon";

@@ -119,6 +119,11 @@ struct Avx2Attention {
     }
   }
 
+  static void exp_block(float* s, float m) {
+    static_assert(online_attention::kKeyBlock == 16);
+    for (int j = 0; j < 16; j += 8)
+      _mm256_store_ps(s + j, exp_f32x8(_mm256_sub_ps(_mm256_load_ps(s + j), _mm256_set1_ps(m))));
+  }
   template <class L>
   static float dot(const float* q, const uint8_t* k, int d) {
     if constexpr (std::is_same_v<L, KvQ8_0>)
@@ -138,8 +143,8 @@ struct Avx2Attention {
 
 }  // namespace
 
-void attention_f32_f16_kv__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
-                                int n_head, float scale, float* out, int64_t begin, int64_t end) {
+void attention__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
+                     float scale, float* out, int64_t begin, int64_t end) {
   (void)n_tok;
   online_attention::run<Avx2Attention>(q, kv, pos0, n_head, scale, out, begin, end);
 }

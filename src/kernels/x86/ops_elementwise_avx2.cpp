@@ -157,7 +157,7 @@ OpKernels ops_avx2() {
   k.silu = silu__avx2;
   k.add = add__avx2;
   k.mul_sigmoid = mul_sigmoid__avx2;
-  k.attention = attention_f32_f16_kv__avx2;
+  k.attention = attention__avx2;
   k.gated_rms_norm = gated_rms_norm__avx2;
   k.delta_rule_decode = delta_rule_decode__avx2;
   k.isa = "avx2";
