@@ -9,9 +9,12 @@
 // Cache rows are bytes of the cache type (F32, F16 or Q8_0; a Q8_0 head is head_dim / 32 whole
 // blocks). Isa supplies a loader type per cache type and two vector primitives over head rows:
 //   struct KvF32, KvF16, KvQ8_0;
-//   template <class L> static float dot(const float* q, const uint8_t* k, int d);
-//   template <class L> static void accumulate(float* acc, float c, const float* p,
-//                                             const uint8_t* v, uint64_t v_row, int nb, int d);
+//   template <class L> static float dot_elements(const float* q, const uint8_t* k, int d);
+//   static float dot_q8_0(const float* q, const uint8_t* k, int d);
+//   template <class L> static void accumulate_elements(float* acc, float c, const float* p,
+//                                                      const uint8_t* v, uint64_t v_row, int nb,
+//                                                      int d);
+//   static void accumulate_q8_0(...);  // the same arguments
 //   static void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector
 //   exp)
 // accumulate: acc = acc * c + p[0] * v_0 + ... + p[nb-1] * v_(nb-1) (row v_j at v + j * v_row),
@@ -24,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/backend.h"
 #include "quant/types.h"
@@ -43,6 +47,25 @@ struct HeadState {
   float* acc = nullptr;
 };
 
+// q . k over one head row, by the ISA's Q8_0 form for Q8_0 rows and its element form otherwise.
+template <class Isa, class L>
+float dot(const float* q, const uint8_t* k, int d) {
+  if constexpr (std::is_same_v<L, typename Isa::KvQ8_0>)
+    return Isa::dot_q8_0(q, k, d);
+  else
+    return Isa::template dot_elements<L>(q, k, d);
+}
+
+// acc = acc * c + p[0] * v_0 + ... + p[nb-1] * v_(nb-1), likewise.
+template <class Isa, class L>
+void accumulate(float* acc, float c, const float* p, const uint8_t* v, uint64_t v_row, int nb,
+                int d) {
+  if constexpr (std::is_same_v<L, typename Isa::KvQ8_0>)
+    Isa::accumulate_q8_0(acc, c, p, v, v_row, nb, d);
+  else
+    Isa::template accumulate_elements<L>(acc, c, p, v, v_row, nb, d);
+}
+
 // Adds keys and values [j0, j0 + nb) (nb <= kKeyBlock) of one head row to its online softmax.
 template <class Isa, class K, class V>
 void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
@@ -50,7 +73,7 @@ void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k
   alignas(32) float s[kKeyBlock];
   float bmax = -INFINITY;
   for (int j = 0; j < nb; ++j) {
-    s[j] = Isa::template dot<K>(q, k + (j0 + j) * k_row, d) * scale;
+    s[j] = dot<Isa, K>(q, k + (j0 + j) * k_row, d) * scale;
     bmax = std::max(bmax, s[j]);
   }
   const float m_new = std::max(h.m, bmax);
@@ -59,7 +82,7 @@ void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k
   std::fill(s + nb, s + kKeyBlock, m_new);  // a partial block's padding: e^0, never used
   Isa::exp_block(s, m_new);
   for (int j = 0; j < nb; ++j) h.l += s[j];
-  Isa::template accumulate<V>(h.acc, c, s, v + j0 * v_row, v_row, nb, d);
+  accumulate<Isa, V>(h.acc, c, s, v + j0 * v_row, v_row, nb, d);
   h.m = m_new;
 }
 

@@ -17,6 +17,7 @@
 #include "base/half.h"
 #include "kernels/ref/vec_dot.h"
 #include "quant/quant.h"
+#include "testing/metrics.h"
 
 namespace kz {
 namespace {
@@ -61,14 +62,7 @@ std::vector<float> random(int64_t n, uint32_t seed, float scale = 1.0f) {
   return v;
 }
 
-double rel_rms(const std::vector<float>& got, const std::vector<float>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    num += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
-    den += double(want[i]) * want[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
+using testing::rel_rms;
 
 // First differing pair and the worst difference, for failure messages.
 std::string describe(const std::vector<float>& got, const std::vector<float>& want) {

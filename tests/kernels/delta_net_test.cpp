@@ -1,4 +1,5 @@
 #include "kernels/ref/delta_net.h"
+#include "testing/metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -22,15 +23,7 @@ std::vector<float> uniform(int64_t n, float lo, float hi, std::mt19937& rng) {
 }
 
 // sqrt(Σ (a−b)²) / sqrt(Σ b²), in double.
-double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double d = double(a[i]) - double(b[i]);
-    num += d * d;
-    den += double(b[i]) * double(b[i]);
-  }
-  return std::sqrt(num / den);
-}
+using testing::rel_rms;
 
 // ---------------------------------------------------------------------------------------------
 // ssm_conv

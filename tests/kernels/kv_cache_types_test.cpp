@@ -16,6 +16,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/ref/ops.h"
 #include "quant/quant.h"
+#include "testing/metrics.h"
 
 namespace kz {
 namespace {
@@ -34,14 +35,7 @@ std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
   return x;
 }
 
-double rel_rms(const std::vector<float>& got, const std::vector<float>& want) {
-  double err = 0, ref = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    err += double(got[i] - want[i]) * (got[i] - want[i]);
-    ref += double(want[i]) * want[i];
-  }
-  return std::sqrt(err / ref);
-}
+using testing::rel_rms;
 
 void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
                      const std::string& what) {

@@ -13,19 +13,13 @@
 #include "base/error.h"
 #include "model/model.h"
 #include "model/synthetic.h"
+#include "testing/metrics.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
 namespace {
 
-double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
-  double d = 0, n = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    n += double(b[i]) * b[i];
-  }
-  return std::sqrt(d / n);
-}
+using testing::rel_rms;
 
 double rms(const std::vector<float>& x) {
   double s = 0;

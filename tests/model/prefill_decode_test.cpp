@@ -8,6 +8,7 @@
 
 #include "backend/factory.h"
 #include "model/model.h"
+#include "testing/metrics.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
@@ -18,14 +19,7 @@ constexpr int kChunk = 64;  // the chunk size of ref::gated_delta_rule_chunked's
 // WY form vs recurrence): float rounding only, on F32 models where nothing amplifies it.
 constexpr double kFloatRounding = 1e-4;
 
-double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
-  double d = 0, n = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    n += double(b[i]) * b[i];
-  }
-  return std::sqrt(d / n);
-}
+using testing::rel_rms;
 
 class PrefillEqualsDecode : public ::testing::TestWithParam<std::string> {};
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "backend/factory.h"
+#include "testing/metrics.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
@@ -20,14 +21,7 @@ std::vector<int32_t> random_tokens(size_t n, uint32_t seed, int32_t n_vocab = 10
   return t;
 }
 
-double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
-  double d = 0, n = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    n += double(b[i]) * b[i];
-  }
-  return std::sqrt(d / n);
-}
+using testing::rel_rms;
 
 // Differences come only from evaluating in other batch splits (chunk boundaries of the delta
 // rule move): float rounding. The cases run where rounding is not amplified: the cpu backend on

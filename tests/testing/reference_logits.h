@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/metrics.h"
+
 namespace kz::testing {
 
 inline std::string fixtures_dir() {
@@ -50,14 +52,9 @@ struct LogitsError {
 };
 
 inline LogitsError compare_logits(const float* ours, const std::vector<float>& ref) {
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    diff += (double(ours[i]) - ref[i]) * (double(ours[i]) - ref[i]);
-    norm += double(ref[i]) * ref[i];
-  }
   const auto ours_max = std::max_element(ours, ours + ref.size()) - ours;
   const auto ref_max = std::max_element(ref.begin(), ref.end()) - ref.begin();
-  return {std::sqrt(diff / std::max(norm, 1e-30)), ours_max == ref_max};
+  return {rel_rms(ours, ref), ours_max == ref_max};
 }
 
 constexpr double kMaxRelRms = 0.005;  // fixtures README: float paths and reference-rounding paths

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/exp_neon.h"
@@ -145,21 +144,6 @@ struct NeonAttention {
     static_assert(online_attention::kKeyBlock == 16);
     for (int j = 0; j < 16; j += 4)
       vst1q_f32(s + j, exp4(vsubq_f32(vld1q_f32(s + j), vdupq_n_f32(m))));
-  }
-  template <class L>
-  static float dot(const float* q, const uint8_t* k, int d) {
-    if constexpr (std::is_same_v<L, KvQ8_0>)
-      return dot_q8_0(q, k, d);
-    else
-      return dot_elements<L>(q, k, d);
-  }
-  template <class L>
-  static void accumulate(float* acc, float c, const float* p, const uint8_t* v, uint64_t v_row,
-                         int nb, int d) {
-    if constexpr (std::is_same_v<L, KvQ8_0>)
-      accumulate_q8_0(acc, c, p, v, v_row, nb, d);
-    else
-      accumulate_elements<L>(acc, c, p, v, v_row, nb, d);
   }
 };
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 #include "kernels/online_attention.h"
 #include "kernels/x86/ops_avx2.h"
@@ -123,21 +122,6 @@ struct Avx2Attention {
     static_assert(online_attention::kKeyBlock == 16);
     for (int j = 0; j < 16; j += 8)
       _mm256_store_ps(s + j, exp_f32x8(_mm256_sub_ps(_mm256_load_ps(s + j), _mm256_set1_ps(m))));
-  }
-  template <class L>
-  static float dot(const float* q, const uint8_t* k, int d) {
-    if constexpr (std::is_same_v<L, KvQ8_0>)
-      return dot_q8_0(q, k, d);
-    else
-      return dot_elements<L>(q, k, d);
-  }
-  template <class L>
-  static void accumulate(float* acc, float c, const float* p, const uint8_t* v, uint64_t v_row,
-                         int nb, int d) {
-    if constexpr (std::is_same_v<L, KvQ8_0>)
-      accumulate_q8_0(acc, c, p, v, v_row, nb, d);
-    else
-      accumulate_elements<L>(acc, c, p, v, v_row, nb, d);
   }
 };
 
