@@ -9,17 +9,11 @@
 
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/exp_neon.h"
+#include "kernels/ref/ops.h"
 
 namespace kz::arm {
 namespace {
 
-// As kernels/ref/ops.h: sigmoid = 1 / (1 + e^-x), silu = x / (1 + e^-x).
-inline float sigmoid1(float x) {
-  return 1.0f / (1.0f + std::exp(-x));
-}
-inline float silu1(float x) {
-  return x / (1.0f + std::exp(-x));
-}
 inline float32x4_t exp_neg4(float32x4_t x) {
   return exp4(vsubq_f32(vdupq_n_f32(0.0f), x));
 }
@@ -122,13 +116,13 @@ void swiglu__neon(const float* gate, const float* up, int64_t n, float* y) {
       [&](int64_t i) {
         vst1q_f32(y + i, vmulq_f32(silu4(vld1q_f32(gate + i)), vld1q_f32(up + i)));
       },
-      [&](int64_t i) { y[i] = silu1(gate[i]) * up[i]; });
+      [&](int64_t i) { y[i] = ref::silu(gate[i]) * up[i]; });
 }
 
 void silu__neon(float* x, int64_t n) {
   each(
       n, [&](int64_t i) { vst1q_f32(x + i, silu4(vld1q_f32(x + i))); },
-      [&](int64_t i) { x[i] = silu1(x[i]); });
+      [&](int64_t i) { x[i] = ref::silu(x[i]); });
 }
 
 void add__neon(float* x, const float* y, int64_t n) {
@@ -143,7 +137,7 @@ void mul_sigmoid__neon(float* x, const float* gate, int64_t n) {
       [&](int64_t i) {
         vst1q_f32(x + i, vmulq_f32(vld1q_f32(x + i), sigmoid4(vld1q_f32(gate + i))));
       },
-      [&](int64_t i) { x[i] *= sigmoid1(gate[i]); });
+      [&](int64_t i) { x[i] *= ref::sigmoid(gate[i]); });
 }
 
 void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
@@ -160,7 +154,7 @@ void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_
           const float32x4_t v = vmulq_f32(vmulq_n_f32(vld1q_f32(xr + i), scale), vld1q_f32(w + i));
           vst1q_f32(yr + i, vmulq_f32(v, silu4(vld1q_f32(zr + i))));
         },
-        [&](int64_t i) { yr[i] = xr[i] * scale * w[i] * silu1(zr[i]); });
+        [&](int64_t i) { yr[i] = xr[i] * scale * w[i] * ref::silu(zr[i]); });
   }
 }
 

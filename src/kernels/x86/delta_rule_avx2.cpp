@@ -16,12 +16,6 @@ namespace {
 
 constexpr int kMaxDk = 512;
 
-// dst = src / max(||src||, eps), by the reference kernel (a small per-head cost).
-void l2_normalized(const float* src, int n, float eps, float* dst) {
-  std::copy_n(src, n, dst);
-  ref::l2_norm(dst, n, 1, eps);
-}
-
 }  // namespace
 
 void delta_rule_decode__avx2(const DeltaNetDims& dims, const float* qkv, const float* g,
@@ -33,8 +27,8 @@ void delta_rule_decode__avx2(const DeltaNetDims& dims, const float* qkv, const f
   alignas(32) float q[kMaxDk], k[kMaxDk];  // d_k <= kMaxDk (checked by the caller)
   for (int h = h_begin; h < h_end; ++h) {
     const int kh = h % dims.n_k;  // tiled head mapping (§8.4)
-    l2_normalized(qkv + int64_t(kh) * d_k, d_k, eps, q);
-    l2_normalized(qkv + key_dim + int64_t(kh) * d_k, d_k, eps, k);
+    ref::l2_normalized(qkv + int64_t(kh) * d_k, d_k, eps, q);
+    ref::l2_normalized(qkv + key_dim + int64_t(kh) * d_k, d_k, eps, k);
     const float* v = qkv + 2 * key_dim + int64_t(h) * d_v;
     const float b = beta[h];
     const float decay = std::exp(g[h]);

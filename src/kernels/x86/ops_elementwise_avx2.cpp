@@ -3,19 +3,12 @@
 
 #include <cmath>
 
+#include "kernels/ref/ops.h"
 #include "kernels/x86/ops_avx2.h"
 #include "kernels/x86/simd_avx2.h"
 
 namespace kz::x86 {
 namespace {
-
-// As kernels/ref/ops.h: sigmoid = 1 / (1 + e^-x), silu = x / (1 + e^-x).
-inline float sigmoid1(float x) {
-  return 1.0f / (1.0f + std::exp(-x));
-}
-inline float silu1(float x) {
-  return x / (1.0f + std::exp(-x));
-}
 
 inline __m256 sigmoid8(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f);
@@ -102,7 +95,7 @@ void swiglu__avx2(const float* gate, const float* up, int64_t n, float* y) {
     const __m256 g = _mm256_loadu_ps(gate + i);
     _mm256_storeu_ps(y + i, _mm256_mul_ps(silu8(g), _mm256_loadu_ps(up + i)));
   }
-  for (; i < n; ++i) y[i] = silu1(gate[i]) * up[i];
+  for (; i < n; ++i) y[i] = ref::silu(gate[i]) * up[i];
 }
 
 void silu__avx2(float* x, int64_t n) {
@@ -111,7 +104,7 @@ void silu__avx2(float* x, int64_t n) {
     const __m256 v = _mm256_loadu_ps(x + i);
     _mm256_storeu_ps(x + i, silu8(v));
   }
-  for (; i < n; ++i) x[i] = silu1(x[i]);
+  for (; i < n; ++i) x[i] = ref::silu(x[i]);
 }
 
 void add__avx2(float* x, const float* y, int64_t n) {
@@ -126,7 +119,7 @@ void mul_sigmoid__avx2(float* x, const float* gate, int64_t n) {
   for (; i + 8 <= n; i += 8)
     _mm256_storeu_ps(x + i,
                      _mm256_mul_ps(_mm256_loadu_ps(x + i), sigmoid8(_mm256_loadu_ps(gate + i))));
-  for (; i < n; ++i) x[i] *= sigmoid1(gate[i]);
+  for (; i < n; ++i) x[i] *= ref::sigmoid(gate[i]);
 }
 
 void gated_rms_norm__avx2(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
@@ -145,7 +138,7 @@ void gated_rms_norm__avx2(const float* x, const float* z, const float* w, int64_
           _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), s), _mm256_loadu_ps(w + i));
       _mm256_storeu_ps(yr + i, _mm256_mul_ps(v, silu8(zv)));
     }
-    for (; i < n; ++i) yr[i] = xr[i] * scale * w[i] * silu1(zr[i]);
+    for (; i < n; ++i) yr[i] = xr[i] * scale * w[i] * ref::silu(zr[i]);
   }
 }
 
