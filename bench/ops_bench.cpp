@@ -1,6 +1,8 @@
 // cpu-backend non-matmul ops and the thread pool's dispatch cost. Attention is one decode query
-// (16 query heads, 8 KV heads of 128, F32 or F16 cache) over contexts 128..4096; GB/s counts the
-// K and V bytes read. Level 0 = scalar reference kernels, 1 = best ISA.
+// over contexts 128..4096 with an F32, F16 or Q8_0 cache, in the Qwen3-0.6B head shape (16 query
+// heads, 8 KV heads of 128) or the Qwen3.5 one (8 query heads, 2 KV heads of 256); GB/s counts
+// the K and V bytes read. Level 0 = scalar reference kernels, 1 = best ISA.
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -22,12 +24,13 @@ BENCHMARK(BM_PoolDispatch)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRe
 
 void BM_Attention(benchmark::State& st) {
   const int64_t ctx = st.range(0);
-  const DType type = st.range(1) ? DType::F16 : DType::F32;
-  auto be = backend_for(st, st.range(2), st.range(3));
-  const int n_head = 16, n_kv = 8, d = 128;
+  const DType type = std::array{DType::F32, DType::F16, DType::Q8_0}[st.range(1)];
+  const bool qwen35 = st.range(2);
+  auto be = backend_for(st, st.range(3), 2);
+  const int n_head = qwen35 ? 8 : 16, n_kv = qwen35 ? 2 : 8, d = qwen35 ? 256 : 128;
   const int64_t row = int64_t(n_kv) * d;
-  const size_t esz = type == DType::F16 ? 2 : 4;
-  std::vector<uint8_t> k(ctx * row * esz), v(ctx * row * esz);
+  const uint64_t row_size = row_bytes(type, row);
+  std::vector<uint8_t> k(ctx * row_size), v(ctx * row_size);
   const KvCacheView kv{type, type, k.data(), v.data(), ctx, n_kv, d};
   const auto kf = random_vec(ctx * row, 1), vf = random_vec(ctx * row, 2);
   be->kv_store(kv, 0, ctx, kf.data(), vf.data());
@@ -37,12 +40,12 @@ void BM_Attention(benchmark::State& st) {
     be->attention(q.data(), kv, ctx - 1, 1, n_head, 1.0f / std::sqrt(float(d)), out.data());
     benchmark::DoNotOptimize(out.data());
   }
-  st.counters["GB/s"] = benchmark::Counter(double(2 * ctx * row * esz) * 1e-9,
+  st.counters["GB/s"] = benchmark::Counter(double(2 * ctx * row_size) * 1e-9,
                                            benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Attention)
-    ->ArgsProduct({{128, 512, 1024, 4096}, {0, 1}, {0, 1}, {2}})
-    ->ArgNames({"ctx", "f16", "lvl", "thr"})
+    ->ArgsProduct({{128, 512, 1024, 4096, 16384}, {0, 1, 2}, {0, 1}, {0, 1}})
+    ->ArgNames({"ctx", "type", "qwen35", "lvl"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -28,15 +28,26 @@ struct Matrix {
   std::shared_ptr<DerivedWeights> derived;
 };
 
-// One attention layer's K/V cache for one sequence: k[n_ctx][n_kv_head][head_dim], same for v;
-// each of element type F32, F16 or Q8_0 (a row of row_bytes(type, n_kv_head * head_dim) bytes;
-// with Q8_0 each head is head_dim / 32 whole blocks).
+// One attention layer's K/V cache for one sequence: k[n_kv_head][n_ctx][head_dim], same for v;
+// each of element type F32, F16 or Q8_0 (a head's row at one position is row_bytes(type,
+// head_dim) bytes; with Q8_0, head_dim / 32 whole blocks). Head-major, so that attention reads
+// each KV head's positions as one contiguous stream, which the hardware prefetchers follow.
 struct KvCacheView {
   DType k_type = DType::F32, v_type = DType::F32;
   void* k = nullptr;
   void* v = nullptr;
   int64_t n_ctx = 0;
   int n_kv_head = 0, head_dim = 0;
+
+  uint64_t k_head_bytes() const { return row_bytes(k_type, head_dim); }
+  uint64_t v_head_bytes() const { return row_bytes(v_type, head_dim); }
+  // KV head h's row at position pos.
+  uint8_t* k_row(int h, int64_t pos) const {
+    return static_cast<uint8_t*>(k) + (h * n_ctx + pos) * k_head_bytes();
+  }
+  uint8_t* v_row(int h, int64_t pos) const {
+    return static_cast<uint8_t*>(v) + (h * n_ctx + pos) * v_head_bytes();
+  }
 };
 
 // Gated DeltaNet dimensions (spec/qwen35.md §3): n_k key heads of d_k, n_v value heads of d_v.

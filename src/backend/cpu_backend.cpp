@@ -15,7 +15,9 @@ namespace {
 // (bench/ops_bench.cpp: BM_PoolDispatch); 256k simple vector operations take ~20-50 us on one
 // core, so smaller work (every element-wise op of a decode step) never pays for a dispatch.
 constexpr int64_t kMinParallelWork = 1 << 18;
-// Weight rows per matmul task: a block of rows stays in cache while every token group passes.
+// Weight rows per matmul task: a prompt's task is kRowBlock rows for all its tokens (they stay
+// in cache while every token group passes); a decode task is a multiple of kRowBlock rows
+// (which every packed layout's group size divides).
 constexpr int64_t kRowBlock = 16;
 // Largest head / rotation sizes the vector kernels take on the stack (larger: reference).
 constexpr int kMaxVectorHeadDim = 512;
@@ -69,15 +71,16 @@ void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn 
   split(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) quantize(x + t * w.cols, act + t * act_row, w.cols);
   });
-  split(w.rows, kRowBlock, w.rows * w.cols * n_tok, [&](int64_t begin, int64_t end) {
-    if (gemm && n_tok > 1) {
-      for (int64_t r = begin; r < end; r += kRowBlock) {
-        const int64_t rows = std::min(kRowBlock, end - r);
-        gemm(weights + r * w.row_bytes, w.row_bytes, rows, act, act_row, n_tok, w.cols, y + r,
-             w.rows);
-      }
-      return;
-    }
+  // One token reads each row once, at memory speed: chunks of about an eighth of a thread's
+  // share keep claiming them (an atomic on a shared cache line) cheap next to their reads, and
+  // still leave a busy core's share to the others.
+  const int64_t per_claim = w.rows / (8 * int64_t(n_threads()));
+  const int64_t grain =
+      n_tok > 1 && gemm ? kRowBlock : std::max<int64_t>(1, per_claim / kRowBlock) * kRowBlock;
+  split(w.rows, grain, w.rows * w.cols * n_tok, [&](int64_t begin, int64_t end) {
+    if (gemm && n_tok > 1)
+      return gemm(weights + begin * w.row_bytes, w.row_bytes, end - begin, act, act_row, n_tok,
+                  w.cols, y + begin, w.rows);
     const uint8_t* rows = weights + begin * w.row_bytes;
     for (int64_t t = 0; t < n_tok; ++t)
       gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);

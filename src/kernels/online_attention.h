@@ -1,35 +1,34 @@
-// The ISA-independent part of the fused causal attention kernels (kernels/x86/attention_avx2.cpp,
-// kernels/arm/attention_neon.cpp): per (query token, head), one pass over the keys and values in
-// blocks of 16 positions with an online softmax (running max m, running sum l, output
-// accumulator rescaled by e^(m_old - m_new) when the max grows), so no score vector of the
-// context length is stored; the heads of a token make that pass together (sweep), so K and V
-// are read from memory once. Both ISAs share this code, and so the order of
-// every f32 operation, which keeps their results identical bit for bit.
+// The fused causal attention kernels (kernels/x86/attention_avx2.cpp,
+// kernels/arm/attention_neon.cpp), written once over an ISA's 8-lane f32 vector: per (query
+// token, head), one pass over the keys and values in blocks of 16 positions with an online
+// softmax (running max m, running sum l, output accumulator rescaled by e^(m_old - m_new) when
+// the max grows), so no score vector of the context length is stored.
+//
+// Memory and conversion are shared: the heads of a token sweep the cache together, so each
+// block of K and V is read from memory once, and the query heads of a GQA group (up to
+// kMaxGroupStep at a time) take each K and V row converted to f32 once. Each head's own f32
+// operations are the same whichever heads it is grouped with, and both ISAs run this code with
+// vector operations that match lane for lane, so their results are identical bit for bit.
 //
 // Cache rows are bytes of the cache type (F32, F16 or Q8_0; a Q8_0 head is head_dim / 32 whole
-// blocks). Isa supplies a loader type per cache type and two vector primitives over head rows:
-//   struct KvF32, KvF16, KvQ8_0;
-//   template <class L> static float dot_elements(const float* q, const uint8_t* k, int d);
-//   static float dot_q8_0(const float* q, const uint8_t* k, int d);
-//   template <class L> static void accumulate_elements(float* acc, float c, const float* p,
-//                                                      const uint8_t* v, uint64_t v_row, int nb,
-//                                                      int d);
-//   static void accumulate_q8_0(...);  // the same arguments
-//   static void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector
-//   exp)
-// accumulate: acc = acc * c + p[0] * v_0 + ... + p[nb-1] * v_(nb-1) (row v_j at v + j * v_row),
-// each term fused into the running sum in that order (which stays in registers over the block).
-// F32 and F16 values are used as they are; Q8_0 int8 quants are taken as f32 and each block's
-// scale d is applied once: q.k as the sum over blocks of d * (q . quants), v with p * d as one
-// factor (d * sum q_i k_i, as the reference implementation computes Q8_0 dot products).
+// blocks). F32 and F16 values are used as they are; Q8_0 int8 quants are taken as f32 and each
+// block's scale d is applied once: q.k as the sum over blocks of d * (q . quants), v with p * d
+// as one factor (d * sum q_i k_i, as the reference implementation computes Q8_0 dot products).
+//
+// Isa supplies, for its vector type V of 8 f32 lanes:
+//   V zero(); V splat(float); V load(const float*); void store(float*, V);
+//   V add(V a, V b); V mul(V a, V b); V fma(V a, V b, V c);  // a + b * c, fused
+//   float hsum(V);                                            // x86/simd_avx2.h's order
+//   V load_f16(const uint16_t*); V load_i8(const int8_t*); float half(uint16_t);
+//   void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector exp)
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include "backend/backend.h"
+#include "quant/blocks.h"
 #include "quant/types.h"
 
 namespace kz::online_attention {
@@ -40,6 +39,9 @@ constexpr int kKeyBlock = 16;
 constexpr int kMaxSweepHeads = 16;
 constexpr int kMaxSweepFloats = 2048;
 static_assert(kMaxSweepFloats >= kMaxHeadDim);
+// The query heads of one KV head that share each converted row: their accumulators (two
+// vectors a head) and the row's vectors fit in 16 AVX2 registers.
+constexpr int kMaxGroupStep = 4;
 
 // The online softmax of one query head: running max m, running sum l, accumulator acc[d].
 struct HeadState {
@@ -47,59 +49,179 @@ struct HeadState {
   float* acc = nullptr;
 };
 
-// q . k over one head row, by the ISA's Q8_0 form for Q8_0 rows and its element form otherwise.
-template <class Isa, class L>
-float dot(const float* q, const uint8_t* k, int d) {
-  if constexpr (std::is_same_v<L, typename Isa::KvQ8_0>)
-    return Isa::dot_q8_0(q, k, d);
+// Lanes i .. i+7 (as f32) and lane i of an F32 or F16 cache row.
+template <class Isa, DType T>
+typename Isa::V load8(const uint8_t* row, int i) {
+  if constexpr (T == DType::F16)
+    return Isa::load_f16(reinterpret_cast<const uint16_t*>(row) + i);
   else
-    return Isa::template dot_elements<L>(q, k, d);
+    return Isa::load(reinterpret_cast<const float*>(row) + i);
+}
+template <class Isa, DType T>
+float load1(const uint8_t* row, int i) {
+  if constexpr (T == DType::F16)
+    return Isa::half(reinterpret_cast<const uint16_t*>(row)[i]);
+  else
+    return reinterpret_cast<const float*>(row)[i];
+}
+inline const BlockQ8_0* q8_0_block(const uint8_t* row, int i) {
+  return reinterpret_cast<const BlockQ8_0*>(row) + unsigned(i) / kQK;
 }
 
-// acc = acc * c + p[0] * v_0 + ... + p[nb-1] * v_(nb-1), likewise.
-template <class Isa, class L>
-void accumulate(float* acc, float c, const float* p, const uint8_t* v, uint64_t v_row, int nb,
-                int d) {
-  if constexpr (std::is_same_v<L, typename Isa::KvQ8_0>)
-    Isa::accumulate_q8_0(acc, c, p, v, v_row, nb, d);
-  else
-    Isa::template accumulate_elements<L>(acc, c, p, v, v_row, nb, d);
-}
-
-// Adds keys and values [j0, j0 + nb) (nb <= kKeyBlock) of one head row to its online softmax.
-template <class Isa, class K, class V>
-void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
-                  uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState& h) {
-  alignas(32) float s[kKeyBlock];
-  float bmax = -INFINITY;
-  for (int j = 0; j < nb; ++j) {
-    s[j] = dot<Isa, K>(q, k + (j0 + j) * k_row, d) * scale;
-    bmax = std::max(bmax, s[j]);
+// s[h * kKeyBlock + n] = q_h . k_n for G query heads q_h = q + h * d and NK key rows
+// k_n = k + n * k_row: two vector accumulators per pair (even and odd 8-lane steps), then the
+// horizontal sum, then any lanes past the last multiple of 8. The NK keys interleave only to
+// give the core independent chains of fused multiply-adds; each pair's operations are the same.
+template <class Isa, DType T, int G, int NK>
+void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
+  using V = typename Isa::V;
+  V a0[NK][G], a1[NK][G];
+  for (int n = 0; n < NK; ++n)
+    for (int h = 0; h < G; ++h) a0[n][h] = a1[n][h] = Isa::zero();
+  int i = 0;
+  if constexpr (T == DType::Q8_0) {
+    for (; i < d; i += kQK)
+      for (int n = 0; n < NK; ++n) {
+        const BlockQ8_0* b = q8_0_block(k + n * k_row, i);
+        const V x0 = Isa::load_i8(b->qs), x1 = Isa::load_i8(b->qs + 8);
+        const V x2 = Isa::load_i8(b->qs + 16), x3 = Isa::load_i8(b->qs + 24);
+        const V dv = Isa::splat(Isa::half(b->d));
+        for (int h = 0; h < G; ++h) {
+          const float* qh = q + h * d + i;
+          V t0 = Isa::mul(Isa::load(qh), x0), t1 = Isa::mul(Isa::load(qh + 8), x1);
+          t0 = Isa::fma(t0, Isa::load(qh + 16), x2);
+          t1 = Isa::fma(t1, Isa::load(qh + 24), x3);
+          a0[n][h] = Isa::fma(a0[n][h], t0, dv);
+          a1[n][h] = Isa::fma(a1[n][h], t1, dv);
+        }
+      }
+  } else {
+    for (; i + 16 <= d; i += 16)
+      for (int n = 0; n < NK; ++n) {
+        const V x0 = load8<Isa, T>(k + n * k_row, i), x1 = load8<Isa, T>(k + n * k_row, i + 8);
+        for (int h = 0; h < G; ++h) {
+          a0[n][h] = Isa::fma(a0[n][h], Isa::load(q + h * d + i), x0);
+          a1[n][h] = Isa::fma(a1[n][h], Isa::load(q + h * d + i + 8), x1);
+        }
+      }
+    if (i + 8 <= d) {
+      for (int n = 0; n < NK; ++n) {
+        const V x0 = load8<Isa, T>(k + n * k_row, i);
+        for (int h = 0; h < G; ++h) a0[n][h] = Isa::fma(a0[n][h], Isa::load(q + h * d + i), x0);
+      }
+      i += 8;
+    }
   }
-  const float m_new = std::max(h.m, bmax);
-  const float c = h.m == -INFINITY ? 0.0f : std::exp(h.m - m_new);
-  h.l *= c;
-  std::fill(s + nb, s + kKeyBlock, m_new);  // a partial block's padding: e^0, never used
-  Isa::exp_block(s, m_new);
-  for (int j = 0; j < nb; ++j) h.l += s[j];
-  accumulate<Isa, V>(h.acc, c, s, v + j0 * v_row, v_row, nb, d);
-  h.m = m_new;
+  for (int n = 0; n < NK; ++n)
+    for (int h = 0; h < G; ++h) {
+      float r = Isa::hsum(Isa::add(a0[n][h], a1[n][h]));
+      if constexpr (T != DType::Q8_0)
+        for (int l = i; l < d; ++l) r += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
+      s[h * kKeyBlock + n] = r;
+    }
+}
+
+// For G heads (acc_h = acc + h * d, p_h = p + h * kKeyBlock):
+// acc_h = acc_h * c[h] + p_h[0] * v_0 + ... + p_h[nb-1] * v_(nb-1) (row v_j at v + j * v_row),
+// each term fused into the running sum in that order, 16 lanes at a time in registers.
+template <class Isa, DType T, int G>
+void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, uint64_t v_row,
+                int nb, int d) {
+  using V = typename Isa::V;
+  int i = 0;
+  for (; i + 16 <= d; i += 16) {
+    V r0[G], r1[G];
+    for (int h = 0; h < G; ++h) {
+      const V ch = Isa::splat(c[h]);
+      r0[h] = Isa::mul(Isa::load(acc + h * d + i), ch);
+      r1[h] = Isa::mul(Isa::load(acc + h * d + i + 8), ch);
+    }
+    for (int j = 0; j < nb; ++j) {
+      const uint8_t* row = v + j * v_row;
+      if constexpr (T == DType::Q8_0) {
+        const BlockQ8_0* b = q8_0_block(row, i);
+        const int8_t* qs = b->qs + i % kQK;
+        const V x0 = Isa::load_i8(qs), x1 = Isa::load_i8(qs + 8);
+        const float dj = Isa::half(b->d);
+        for (int h = 0; h < G; ++h) {
+          const V pd = Isa::splat(p[h * kKeyBlock + j] * dj);
+          r0[h] = Isa::fma(r0[h], pd, x0);
+          r1[h] = Isa::fma(r1[h], pd, x1);
+        }
+      } else {
+        const V x0 = load8<Isa, T>(row, i), x1 = load8<Isa, T>(row, i + 8);
+        for (int h = 0; h < G; ++h) {
+          const V ph = Isa::splat(p[h * kKeyBlock + j]);
+          r0[h] = Isa::fma(r0[h], ph, x0);
+          r1[h] = Isa::fma(r1[h], ph, x1);
+        }
+      }
+    }
+    for (int h = 0; h < G; ++h) {
+      Isa::store(acc + h * d + i, r0[h]);
+      Isa::store(acc + h * d + i + 8, r1[h]);
+    }
+  }
+  if constexpr (T != DType::Q8_0) {  // Q8_0 heads are whole blocks of 32
+    for (; i + 8 <= d; i += 8)
+      for (int h = 0; h < G; ++h) {
+        V r = Isa::mul(Isa::load(acc + h * d + i), Isa::splat(c[h]));
+        for (int j = 0; j < nb; ++j)
+          r = Isa::fma(r, Isa::splat(p[h * kKeyBlock + j]), load8<Isa, T>(v + j * v_row, i));
+        Isa::store(acc + h * d + i, r);
+      }
+    for (; i < d; ++i)
+      for (int h = 0; h < G; ++h) {
+        float r = acc[h * d + i] * c[h];
+        for (int j = 0; j < nb; ++j) r = r + p[h * kKeyBlock + j] * load1<Isa, T>(v + j * v_row, i);
+        acc[h * d + i] = r;
+      }
+  }
+}
+
+// Adds keys and values [j0, j0 + nb) (nb <= kKeyBlock) of one KV head to the online softmax of
+// G of its query heads (q_h = q + h * d; their accumulators are contiguous from hs[0].acc).
+template <class Isa, DType K, DType V, int G>
+void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
+                  uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState* hs) {
+  // Keys a dot product takes at once: enough independent accumulators (2 x G x NK) for the
+  // core's multiply-add units, few enough for the registers.
+  constexpr int NK = G == 1 ? 4 : G == 2 ? 2 : 1;
+  alignas(32) float s[G * kKeyBlock];
+  int j = 0;
+  for (; j + NK <= nb; j += NK) dot<Isa, K, G, NK>(q, k + (j0 + j) * k_row, k_row, d, s + j);
+  for (; j < nb; ++j) dot<Isa, K, G, 1>(q, k + (j0 + j) * k_row, k_row, d, s + j);
+  float c[G];
+  for (int h = 0; h < G; ++h) {
+    float* sh = s + h * kKeyBlock;
+    float bmax = -INFINITY;
+    for (int j = 0; j < nb; ++j) {
+      sh[j] *= scale;
+      bmax = std::max(bmax, sh[j]);
+    }
+    const float m_new = std::max(hs[h].m, bmax);
+    c[h] = hs[h].m == -INFINITY ? 0.0f : std::exp(hs[h].m - m_new);
+    hs[h].l *= c[h];
+    std::fill(sh + nb, sh + kKeyBlock, m_new);  // a partial block's padding: e^0, never used
+    Isa::exp_block(sh, m_new);
+    for (int j = 0; j < nb; ++j) hs[h].l += sh[j];
+    hs[h].m = m_new;
+  }
+  accumulate<Isa, V, G>(hs[0].acc, c, s, v + j0 * v_row, v_row, nb, d);
 }
 
 // Query heads [h0, h1) of token t (at most kMaxSweepHeads, kMaxSweepFloats / d) over keys
 // [0, pos0 + t]. The heads sweep the cache together, one key block at a time: each block's
-// rows are read from memory once for all of them (the query heads of a GQA group share theirs)
-// and the sweep streams through the cache instead of striding over it once per head. Each
-// head's own operations are those of a sweep of its own, so the split does not change results.
-template <class Isa, class K, class V>
+// rows are read from memory once for all of them, converted once for up to kMaxGroupStep heads
+// of a GQA group, and the sweep streams through the cache instead of striding over it once
+// per head.
+template <class Isa, DType K, DType V>
 void sweep(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
            int64_t t, int h0, int h1) {
   const int d = kv.head_dim;
   const int group = n_head / kv.n_kv_head;
-  const uint64_t k_head = row_bytes(kv.k_type, d), v_head = row_bytes(kv.v_type, d);
-  const uint64_t k_row = k_head * kv.n_kv_head, v_row = v_head * kv.n_kv_head;
-  const auto* k = static_cast<const uint8_t*>(kv.k);
-  const auto* v = static_cast<const uint8_t*>(kv.v);
+  // Each KV head's rows are contiguous (backend/backend.h): one row per position.
+  const uint64_t k_row = kv.k_head_bytes(), v_row = kv.v_head_bytes();
   alignas(32) float acc[kMaxSweepFloats];
   std::fill(acc, acc + (h1 - h0) * d, 0.0f);
   HeadState heads[kMaxSweepHeads];
@@ -109,17 +231,33 @@ void sweep(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, floa
   for (int64_t j0 = 0; j0 < n_keys; j0 += kKeyBlock) {
     const int nb = int(std::min<int64_t>(kKeyBlock, n_keys - j0));
     const int64_t next_end = std::min(n_keys, j0 + 2 * kKeyBlock);
-    for (int h = h0; h < h1; ++h) {
-      const uint8_t* kh = k + (h / group) * k_head;
-      const uint8_t* vh = v + (h / group) * v_head;
-      // The sweep visits a block's rows once per head, a pattern hardware prefetchers do not
-      // follow: the first head of each KV head fetches that head's rows of the next block.
+    for (int h = h0; h < h1;) {
+      const int kv_head = h / group;
+      const int n = std::min({kMaxGroupStep, h1 - h, (kv_head + 1) * group - h});
+      const uint8_t* kh = kv.k_row(kv_head, 0);
+      const uint8_t* vh = kv.v_row(kv_head, 0);
+      // The first heads of each KV head fetch that head's rows of the next block.
       if (h == h0 || h % group == 0)
         for (int64_t j = j0 + kKeyBlock; j < next_end; ++j) {
-          for (uint64_t b = 0; b < k_head; b += 64) __builtin_prefetch(kh + j * k_row + b);
-          for (uint64_t b = 0; b < v_head; b += 64) __builtin_prefetch(vh + j * v_row + b);
+          for (uint64_t b = 0; b < k_row; b += 64) __builtin_prefetch(kh + j * k_row + b);
+          for (uint64_t b = 0; b < v_row; b += 64) __builtin_prefetch(vh + j * v_row + b);
         }
-      attend_block<Isa, K, V>(qt + h * d, kh, vh, k_row, v_row, j0, nb, d, scale, heads[h - h0]);
+      const float* qh = qt + h * d;
+      HeadState* hs = heads + (h - h0);
+      switch (n) {
+        case 4:
+          attend_block<Isa, K, V, 4>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          break;
+        case 3:
+          attend_block<Isa, K, V, 3>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          break;
+        case 2:
+          attend_block<Isa, K, V, 2>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          break;
+        default:
+          attend_block<Isa, K, V, 1>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+      }
+      h += n;
     }
   }
   for (int h = h0; h < h1; ++h) {
@@ -132,7 +270,7 @@ void sweep(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, floa
 
 // Query rows [begin, end) of q[n_tok * n_head][head_dim], row i = token i / n_head, head i %
 // n_head: the rows of each token sweep the cache together, as many at a time as fit.
-template <class Isa, class K, class V>
+template <class Isa, DType K, DType V>
 void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
           int64_t begin, int64_t end) {
   const int max_heads = std::clamp(kMaxSweepFloats / kv.head_dim, 1, kMaxSweepHeads);
@@ -145,29 +283,30 @@ void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float
   }
 }
 
-template <class Isa, class K>
+template <class Isa, DType K>
 void rows_k(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale,
             float* out, int64_t begin, int64_t end) {
   switch (kv.v_type) {
     case DType::F16:
-      return rows<Isa, K, typename Isa::KvF16>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows<Isa, K, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
     case DType::Q8_0:
-      return rows<Isa, K, typename Isa::KvQ8_0>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows<Isa, K, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
     default:
-      return rows<Isa, K, typename Isa::KvF32>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows<Isa, K, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
   }
 }
 
+// Attention for query rows [begin, end) (see rows) over a cache of any supported type pair.
 template <class Isa>
 void run(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
          int64_t begin, int64_t end) {
   switch (kv.k_type) {
     case DType::F16:
-      return rows_k<Isa, typename Isa::KvF16>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows_k<Isa, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
     case DType::Q8_0:
-      return rows_k<Isa, typename Isa::KvQ8_0>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows_k<Isa, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
     default:
-      return rows_k<Isa, typename Isa::KvF32>(q, kv, pos0, n_head, scale, out, begin, end);
+      return rows_k<Isa, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
   }
 }
 

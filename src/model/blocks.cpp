@@ -58,6 +58,7 @@ SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, 
   st.k_type = k_type;
   st.v_type = v_type;
   st.n_ctx = n_ctx;
+  st.n_kv_head = n_head_kv;
   const int64_t row = int64_t(n_head_kv) * head_dim;
   st.attn.resize(n_attn);
   for (auto& c : st.attn) {

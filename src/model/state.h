@@ -12,7 +12,8 @@
 namespace kz {
 
 struct AttentionCache {
-  // [n_ctx][n_kv_head][head_dim] of the cache type; Q8_0 rows hold head_dim / 32 blocks per head.
+  // [n_kv_head][n_ctx][head_dim] of the cache type (KvCacheView, backend/backend.h); a Q8_0 row
+  // is head_dim / 32 blocks.
   std::vector<uint8_t> k, v;
 };
 
@@ -24,6 +25,7 @@ struct RecurrentState {
 struct SequenceState {
   DType k_type = DType::F16, v_type = DType::F16;  // KV cache element types
   int64_t n_ctx = 0;
+  int n_kv_head = 0;                  // KV heads of each attention layer
   int64_t n_past = 0;                 // tokens evaluated so far (= next position)
   std::vector<AttentionCache> attn;   // one per attention layer, in layer order
   std::vector<RecurrentState> recur;  // one per recurrent layer, in layer order

@@ -8,7 +8,7 @@ namespace kz {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'Z', 'S', 'T', 'A', 'T', 'E', 0};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: K/V caches head-major
 
 // FNV-1a, 64-bit: detects corruption (not an adversary).
 uint64_t fnv1a(std::span<const uint8_t> bytes) {
@@ -51,8 +51,15 @@ class Reader {
   size_t pos_ = 0;
 };
 
-uint64_t row_bytes_of(const std::vector<uint8_t>& cache, int64_t n_ctx) {
-  return n_ctx ? cache.size() / n_ctx : 0;
+// The first n_past positions of each KV head of one cache ([n_kv_head][n_ctx][row]), in head
+// order: f(offset, bytes) for each head's run.
+template <class F>
+void for_each_head_run(const std::vector<uint8_t>& cache, const SequenceState& st, int64_t n_past,
+                       F f) {
+  if (st.n_ctx == 0 || st.n_kv_head == 0) return;
+  const uint64_t head_stride = cache.size() / st.n_kv_head;
+  const uint64_t used = uint64_t(n_past) * (head_stride / uint64_t(st.n_ctx));
+  for (int h = 0; h < st.n_kv_head; ++h) f(h * head_stride, used);
 }
 
 void put_recurrent(Writer& w, const std::vector<RecurrentState>& recur) {
@@ -85,8 +92,8 @@ std::vector<uint8_t> save_state_image(const Model& model, const SequenceState& s
   w.put(uint64_t(tokens.size()));
   w.bytes(tokens.data(), tokens.size_bytes());
   for (const auto& a : st.attn) {
-    w.bytes(a.k.data(), st.n_past * row_bytes_of(a.k, st.n_ctx));
-    w.bytes(a.v.data(), st.n_past * row_bytes_of(a.v, st.n_ctx));
+    for_each_head_run(a.k, st, st.n_past, [&](uint64_t at, uint64_t n) { w.bytes(&a.k[at], n); });
+    for_each_head_run(a.v, st, st.n_past, [&](uint64_t at, uint64_t n) { w.bytes(&a.v[at], n); });
   }
   put_recurrent(w, st.recur);
   w.put(uint64_t(checkpoints.size()));
@@ -140,8 +147,10 @@ RestoredState load_state_image(const Model& model, std::span<const uint8_t> imag
   SequenceState& st = out.state;
   st.n_past = n_past;
   for (auto& a : st.attn) {
-    r.bytes(a.k.data(), n_past * row_bytes_of(a.k, n_ctx), "K cache");
-    r.bytes(a.v.data(), n_past * row_bytes_of(a.v, n_ctx), "V cache");
+    for_each_head_run(a.k, st, n_past,
+                      [&](uint64_t at, uint64_t n) { r.bytes(&a.k[at], n, "K cache"); });
+    for_each_head_run(a.v, st, n_past,
+                      [&](uint64_t at, uint64_t n) { r.bytes(&a.v[at], n, "V cache"); });
   }
   get_recurrent(r, st.recur);
   const auto n_checkpoints = r.get<uint64_t>("checkpoint count");

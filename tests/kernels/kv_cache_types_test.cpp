@@ -66,29 +66,36 @@ std::vector<float> dequantized(DType t, const std::vector<uint8_t>& rows, int64_
 TEST(KvCacheTypes, StoreQuantizesRowsWithTheReferenceQuantizer) {
   const int n_kv = 3, d = 64;
   const int64_t n_ctx = 9, row = int64_t(n_kv) * d;
+  const uint64_t head_row = row_bytes(DType::Q8_0, d);
   const auto keys = random_floats(n_ctx * row, 1), vals = random_floats(n_ctx * row, 2, 3.0f);
   Cache c(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
+  EXPECT_EQ(c.k.size(), n_ctx * n_kv * (d / 32) * 34u);
+  // Head-major: head h's row at position j holds that head's d values of token j, quantized.
+  std::vector<uint8_t> want(c.k.size());
+  for (int h = 0; h < n_kv; ++h)
+    for (int64_t j = 0; j < n_ctx; ++j)
+      quantize_row(DType::Q8_0, keys.data() + j * row + h * d,
+                   want.data() + (h * n_ctx + j) * head_row, d);
+  EXPECT_EQ(c.k, want);
   // Positions 4.. written again at pos0 = 4 land where a whole-cache store put them.
   std::vector<uint8_t> again = c.k;
   KvCacheView view = c.view;
-  std::memset(again.data() + 4 * row_bytes(DType::Q8_0, row), 0, 5 * row_bytes(DType::Q8_0, row));
   view.k = again.data();
+  for (int h = 0; h < n_kv; ++h) std::memset(view.k_row(h, 4), 0, 5 * head_row);
   ref::kv_store(view, 4, 5, keys.data() + 4 * row, vals.data() + 4 * row);
   EXPECT_EQ(again, c.k);
-
-  std::vector<uint8_t> want(c.k.size());
-  quantize_row(DType::Q8_0, keys.data(), want.data(), n_ctx * row);
-  EXPECT_EQ(c.k, want);
-  EXPECT_EQ(c.k.size(), n_ctx * n_kv * (d / 32) * 34u);
   // 8-bit quants with one scale d = absmax / 127 per 32 values: errors within half a step, plus
   // the fp16 rounding of d (relative 2^-11) times up to 127 steps.
   const auto back = dequantized(DType::Q8_0, c.v, n_ctx * row);
-  for (int64_t b = 0; b < n_ctx * row / 32; ++b) {
-    float amax = 0;
-    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(vals[b * 32 + i]));
-    for (int i = 0; i < 32; ++i)
-      ASSERT_NEAR(back[b * 32 + i], vals[b * 32 + i], amax * (0.5f / 127 + 1.0f / 2048));
-  }
+  for (int h = 0; h < n_kv; ++h)
+    for (int64_t j = 0; j < n_ctx; ++j)
+      for (int b = 0; b < d; b += 32) {
+        const float* x = vals.data() + j * row + h * d + b;
+        const float* y = back.data() + (h * n_ctx + j) * d + b;
+        float amax = 0;
+        for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+        for (int i = 0; i < 32; ++i) ASSERT_NEAR(y[i], x[i], amax * (0.5f / 127 + 1.0f / 2048));
+      }
 }
 
 TEST(KvCacheTypes, ReferenceAttentionReadsTheDequantizedCache) {
@@ -97,8 +104,16 @@ TEST(KvCacheTypes, ReferenceAttentionReadsTheDequantizedCache) {
   const int64_t n_ctx = 21, row = int64_t(n_kv) * d, n_tok = 5, pos0 = n_ctx - n_tok;
   const auto keys = random_floats(n_ctx * row, 3), vals = random_floats(n_ctx * row, 4);
   Cache q8(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
-  const auto kf = dequantized(DType::Q8_0, q8.k, n_ctx * row);
-  const auto vf = dequantized(DType::Q8_0, q8.v, n_ctx * row);
+  // The cache is head-major; kv_store takes tokens' rows of all heads.
+  auto token_major = [&](const std::vector<uint8_t>& cache) {
+    const auto heads = dequantized(DType::Q8_0, cache, n_ctx * row);
+    std::vector<float> rows(heads.size());
+    for (int h = 0; h < n_kv; ++h)
+      for (int64_t j = 0; j < n_ctx; ++j)
+        std::copy_n(heads.data() + (h * n_ctx + j) * d, d, rows.data() + j * row + h * d);
+    return rows;
+  };
+  const auto kf = token_major(q8.k), vf = token_major(q8.v);
   Cache f32(DType::F32, DType::F32, n_ctx, n_kv, d, kf.data(), vf.data());
   const auto q = random_floats(n_tok * n_head * d, 5, 2.0f);
   std::vector<float> got(q.size()), want(q.size());
@@ -149,6 +164,32 @@ TEST(KvCacheTypes, FastAttentionMatchesReferenceOnEveryTypePair) {
         ref::attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, want.data());
         expect_near_rel(got, want, kReorderedRel, at);
       }
+}
+
+// The query heads of a GQA group share each converted K/V row (kernels/online_attention.h), but
+// each head's arithmetic is its own: one (token, head) pair at a time gives the same bits.
+TEST(KvCacheTypes, GroupedHeadsGiveTheBitsOfSingleHeads) {
+  const KernelTable& table = kernel_table();
+  if (!table.ops.attention) GTEST_SKIP() << "no vector attention kernel on this CPU";
+  uint32_t seed = 50;
+  for (const Shape& sh : kShapes)
+    for (DType type : kTypes) {
+      const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
+      const auto keys = random_floats(n_ctx * row, seed++);
+      const auto vals = random_floats(n_ctx * row, seed++);
+      Cache c(type, type, n_ctx, sh.n_kv_head, sh.head_dim, keys.data(), vals.data());
+      const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
+      std::vector<float> grouped(q.size()), single(q.size());
+      const float scale = 1.0f / std::sqrt(float(sh.head_dim));
+      const int64_t pairs = sh.n_tok * sh.n_head;
+      table.ops.attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, grouped.data(), 0,
+                          pairs);
+      for (int64_t i = 0; i < pairs; ++i)
+        table.ops.attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, single.data(), i,
+                            i + 1);
+      EXPECT_EQ(grouped, single) << "head_dim " << sh.head_dim << " heads " << sh.n_head << "/"
+                                 << sh.n_kv_head << " " << dtype_name(type);
+    }
 }
 
 }  // namespace

@@ -78,15 +78,16 @@ void mul_sigmoid(float* x, const float* gate, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= sigmoid(gate[i]);
 }
 
-// Cache rows are converted by the reference converters (quant/quant.h): a Q8_0 row of
-// n_kv_head * head_dim elements is n_kv_head heads of whole blocks (head_dim % 32 == 0).
+// Each head's row is converted by the reference converters (quant/quant.h); a Q8_0 row is
+// whole blocks (head_dim % 32 == 0).
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v) {
-  const int64_t row = int64_t(kv.n_kv_head) * kv.head_dim;
-  const uint64_t k_row = row_bytes(kv.k_type, row), v_row = row_bytes(kv.v_type, row);
-  for (int64_t t = 0; t < n_tok; ++t) {
-    quantize_row(kv.k_type, k + t * row, static_cast<uint8_t*>(kv.k) + (pos0 + t) * k_row, row);
-    quantize_row(kv.v_type, v + t * row, static_cast<uint8_t*>(kv.v) + (pos0 + t) * v_row, row);
-  }
+  const int d = kv.head_dim;
+  for (int64_t t = 0; t < n_tok; ++t)
+    for (int h = 0; h < kv.n_kv_head; ++h) {
+      const int64_t in = (t * kv.n_kv_head + h) * d;
+      quantize_row(kv.k_type, k + in, kv.k_row(h, pos0 + t), d);
+      quantize_row(kv.v_type, v + in, kv.v_row(h, pos0 + t), d);
+    }
 }
 
 // Plain softmax attention in f32 over the dequantized cache: scores, max-subtracted
@@ -95,20 +96,22 @@ void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_to
                float scale, float* out) {
   const int d = kv.head_dim;
   const int group = n_head / kv.n_kv_head;
-  const int64_t row = int64_t(kv.n_kv_head) * d;
   const int64_t n_ctx = pos0 + n_tok;
-  std::vector<float> keys(n_ctx * row), values(n_ctx * row), scores(n_ctx);
-  dequantize_row(kv.k_type, kv.k, keys.data(), n_ctx * row);
-  dequantize_row(kv.v_type, kv.v, values.data(), n_ctx * row);
+  // keys[h][j][i], values likewise: the used positions of each head, dequantized.
+  std::vector<float> keys(kv.n_kv_head * n_ctx * d), values(keys.size()), scores(n_ctx);
+  for (int h = 0; h < kv.n_kv_head; ++h) {
+    dequantize_row(kv.k_type, kv.k_row(h, 0), keys.data() + h * n_ctx * d, n_ctx * d);
+    dequantize_row(kv.v_type, kv.v_row(h, 0), values.data() + h * n_ctx * d, n_ctx * d);
+  }
   for (int64_t t = 0; t < n_tok; ++t) {
     const int64_t n_keys = pos0 + t + 1;  // causal: keys at positions <= the query's
     for (int h = 0; h < n_head; ++h) {
       const float* qh = q + (t * n_head + h) * d;
-      const int64_t kv_off = int64_t(h / group) * d;
+      const int64_t kv_off = int64_t(h / group) * n_ctx * d;
       float max_s = -INFINITY;
       for (int64_t j = 0; j < n_keys; ++j) {
         float s = 0.0f;
-        for (int i = 0; i < d; ++i) s += qh[i] * keys[j * row + kv_off + i];
+        for (int i = 0; i < d; ++i) s += qh[i] * keys[kv_off + j * d + i];
         scores[j] = s * scale;
         max_s = std::max(max_s, scores[j]);
       }
@@ -118,7 +121,7 @@ void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_to
       for (int i = 0; i < d; ++i) o[i] = 0.0f;
       for (int64_t j = 0; j < n_keys; ++j) {
         const float p = scores[j] / sum;
-        for (int i = 0; i < d; ++i) o[i] += p * values[j * row + kv_off + i];
+        for (int i = 0; i < d; ++i) o[i] += p * values[kv_off + j * d + i];
       }
     }
   }
