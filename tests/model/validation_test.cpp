@@ -41,7 +41,10 @@ std::string load_error(const std::string& model, const Edit& edit) {
   }
   if (edit.extra_tensor)
     w.add_tensor("blk.0.bogus.weight", DType::F32, {4}, std::vector<uint8_t>(16));
-  const std::string path = ::testing::TempDir() + "/invalid_" + model + ".gguf";
+  // One file per test: CTest runs the tests of this file in parallel processes.
+  const std::string path = ::testing::TempDir() + "/invalid_" + model + "_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           ".gguf";
   w.write(path);
   std::string error;
   try {
