@@ -105,6 +105,28 @@ TEST(SsmConv, CurrentTokenIsTheLastTap) {
   EXPECT_EQ(state[2], 3.0f);
 }
 
+// Channel ranges, as the cpu backend's threads split them: each range moves only its own rows
+// of the state (kernels/ref/delta_net.cpp), so the pieces give the bits of one call.
+TEST(SsmConv, ChannelRangesEqualOneCall) {
+  std::mt19937 rng(3);
+  const int64_t channels = 150;
+  for (int d_conv : {4, 1, 3}) {
+    for (int64_t n_tok : {1, 2, 5}) {
+      const auto x = uniform(n_tok * channels, -2, 2, rng);
+      const auto w = uniform(channels * d_conv, -1, 1, rng);
+      const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
+      std::vector<float> state_one = state0, out_one(n_tok * channels);
+      ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state_one.data(), out_one.data());
+      std::vector<float> state = state0, out(n_tok * channels);
+      for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, 1}, {1, 70}, {70, 150}})
+        ssm_conv_channels(x.data(), n_tok, channels, d_conv, w.data(), state.data(), out.data(),
+                          begin, end);
+      EXPECT_EQ(out, out_one) << "d_conv " << d_conv << " n_tok " << n_tok;
+      EXPECT_EQ(state, state_one) << "d_conv " << d_conv << " n_tok " << n_tok;
+    }
+  }
+}
+
 TEST(SsmConv, SplitCallsEqualOneCall) {
   std::mt19937 rng(2);
   const int64_t channels = 19, n_tok = 11;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace kz::ref {
@@ -37,48 +38,42 @@ void ssm_conv_channels(const float* x, int64_t n_tok, int64_t channels, int d_co
   const int64_t n_state = d_conv - 1;
   // X = [state | x] for each channel: the carried inputs first, then this call's tokens. Per
   // output the sum runs in tap order from 0 in f32, as ggml_compute_forward_ssm_conv_f32.
-  auto input = [&](int64_t ch, int64_t p) {
-    return p < n_state ? state[ch * n_state + p] : x[(p - n_state) * channels + ch];
-  };
+  // Channels innermost, where they are contiguous and independent (they vectorize), in blocks
+  // of channels x tokens whose outputs stay in L1 while the taps pass; a block's taps and
+  // carried inputs (strided in w and state) are first copied channel-contiguous.
   constexpr int64_t kBlock = 64, kTokens = 16;
-  if (n_tok < kTokens) {  // decode: a few sums per channel
-    for (int64_t ch = ch_begin; ch < ch_end; ++ch)
-      for (int64_t t = 0; t < n_tok; ++t) {
-        float sum = 0.0f;
-        for (int64_t tau = 0; tau < d_conv; ++tau) sum += input(ch, t + tau) * w[ch * d_conv + tau];
-        out[t * channels + ch] = sum;
-      }
-  } else {
-    // Prefill: channels innermost, where they are contiguous and independent (they vectorize),
-    // in blocks of channels x tokens whose outputs stay in L1 while the taps pass.
-    for (int64_t c0 = ch_begin; c0 < ch_end; c0 += kBlock) {
-      const int64_t c1 = std::min(c0 + kBlock, ch_end);
-      for (int64_t t0 = 0; t0 < n_tok; t0 += kTokens) {
-        const int64_t t1 = std::min(t0 + kTokens, n_tok);
-        for (int64_t t = t0; t < t1; ++t)
-          std::fill(out + t * channels + c0, out + t * channels + c1, 0.0f);
-        for (int64_t tau = 0; tau < d_conv; ++tau) {  // taps outermost: each output in tap order
-          float tap[kBlock];
-          for (int64_t ch = c0; ch < c1; ++ch) tap[ch - c0] = w[ch * d_conv + tau];
-          for (int64_t t = t0; t < t1; ++t) {
-            float* o = out + t * channels;
-            const int64_t p = t + tau;  // column of X
-            if (p < n_state) {
-              for (int64_t ch = c0; ch < c1; ++ch) o[ch] += input(ch, p) * tap[ch - c0];
-            } else {
-              const float* xp = x + (p - n_state) * channels;
-              for (int64_t ch = c0; ch < c1; ++ch) o[ch] += xp[ch] * tap[ch - c0];
-            }
-          }
+  for (int64_t c0 = ch_begin; c0 < ch_end; c0 += kBlock) {
+    const int64_t c1 = std::min(c0 + kBlock, ch_end), nc = c1 - c0;
+    for (int64_t t0 = 0; t0 < n_tok; t0 += kTokens) {
+      const int64_t t1 = std::min(t0 + kTokens, n_tok);
+      for (int64_t t = t0; t < t1; ++t)
+        std::fill(out + t * channels + c0, out + t * channels + c1, 0.0f);
+      for (int64_t tau = 0; tau < d_conv; ++tau) {  // taps outermost: each output in tap order
+        float tap[kBlock], carried[kBlock];
+        for (int64_t c = 0; c < nc; ++c) tap[c] = w[(c0 + c) * d_conv + tau];
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t p = t + tau;  // column of X
+          const float* xp = carried;
+          if (p < n_state)
+            for (int64_t c = 0; c < nc; ++c) carried[c] = state[(c0 + c) * n_state + p];
+          else
+            xp = x + (p - n_state) * channels + c0;
+          float* o = out + t * channels + c0;
+          for (int64_t c = 0; c < nc; ++c) o[c] += xp[c] * tap[c];
         }
       }
     }
   }
-  // New state = columns n_tok .. n_tok+n_state-1 of X. Updating in place in increasing order is
-  // safe: slot tau reads column n_tok+tau >= tau, which has not been overwritten yet.
-  for (int64_t ch = ch_begin; ch < ch_end; ++ch) {
-    for (int64_t tau = 0; tau < n_state; ++tau) state[ch * n_state + tau] = input(ch, n_tok + tau);
-  }
+  // New state = columns n_tok .. n_tok+n_state-1 of X: the carried inputs that remain move
+  // n_tok places left (one move over the range's rows, whose last slots x then overwrites),
+  // and the last min(n_tok, n_state) slots of each channel come from x.
+  const int64_t kept = std::max<int64_t>(0, n_state - n_tok);
+  float* rows = state + ch_begin * n_state;
+  const int64_t n_floats = (ch_end - ch_begin) * n_state;
+  if (kept > 0) std::memmove(rows, rows + n_tok, (n_floats - n_tok) * sizeof(float));
+  for (int64_t ch = ch_begin; ch < ch_end; ++ch)
+    for (int64_t tau = kept; tau < n_state; ++tau)
+      state[ch * n_state + tau] = x[(n_tok + tau - n_state) * channels + ch];
 }
 
 void delta_net_gates(const float* alpha, const float* b, const float* dt_bias, const float* a,
