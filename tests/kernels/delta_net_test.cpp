@@ -49,47 +49,65 @@ void naive_conv(const std::vector<float>& x, int64_t n_tok, int64_t channels, in
   }
 }
 
+// One conv1d problem from random inputs, run from its initial state as a sequence of calls.
+struct ConvRun {
+  std::vector<float> out, state;
+};
+struct ConvCase {
+  int64_t channels, n_tok;
+  int d_conv;
+  std::vector<float> x, w, state0;
+  ConvCase(int64_t channels_, int64_t n_tok_, int d_conv_, std::mt19937& rng)
+      : channels(channels_),
+        n_tok(n_tok_),
+        d_conv(d_conv_),
+        x(uniform(n_tok * channels, -2, 2, rng)),
+        w(uniform(channels * d_conv, -1, 1, rng)),
+        state0(uniform(channels * (d_conv - 1), -2, 2, rng)) {}
+  // The tokens in calls of `sizes` tokens each (summing to n_tok).
+  ConvRun in_calls(const std::vector<int64_t>& sizes) const {
+    ConvRun r{std::vector<float>(n_tok * channels), state0};
+    int64_t t = 0;
+    for (int64_t n : sizes) {
+      ssm_conv(x.data() + t * channels, n, channels, d_conv, w.data(), r.state.data(),
+               r.out.data() + t * channels);
+      t += n;
+    }
+    return r;
+  }
+  ConvRun one_call() const { return in_calls({n_tok}); }
+  ConvRun token_by_token() const { return in_calls(std::vector<int64_t>(n_tok, 1)); }
+};
+
+void expect_same_bits(const ConvRun& got, const ConvRun& want, const std::string& what) {
+  EXPECT_EQ(got.out, want.out) << what;
+  EXPECT_EQ(got.state, want.state) << what;
+}
+
 TEST(SsmConv, MatchesNaiveFormula) {
   std::mt19937 rng(1);
-  const int64_t channels = 37;
   for (int d_conv : {4, 2, 5}) {
     for (int64_t n_tok : {1, 2, 3, 4, 17}) {
-      const auto x = uniform(n_tok * channels, -2, 2, rng);
-      const auto w = uniform(channels * d_conv, -1, 1, rng);
-      const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
-      std::vector<float> state = state0, out(n_tok * channels);
-      ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state.data(), out.data());
-
+      const ConvCase c(37, n_tok, d_conv, rng);
+      const ConvRun got = c.one_call();
       std::vector<double> want;
       std::vector<float> want_state;
-      naive_conv(x, n_tok, channels, d_conv, w, state0, want, want_state);
-      for (size_t i = 0; i < out.size(); ++i) {
-        ASSERT_NEAR(out[i], want[i], 1e-5)
+      naive_conv(c.x, n_tok, c.channels, d_conv, c.w, c.state0, want, want_state);
+      for (size_t i = 0; i < got.out.size(); ++i) {
+        ASSERT_NEAR(got.out[i], want[i], 1e-5)
             << "d_conv " << d_conv << " n_tok " << n_tok << " i " << i;
       }
-      EXPECT_EQ(state, want_state) << "d_conv " << d_conv << " n_tok " << n_tok;
+      EXPECT_EQ(got.state, want_state) << "d_conv " << d_conv << " n_tok " << n_tok;
     }
   }
 }
 
-// A prompt in one call (the blocked prefill loops: 150 channels = 2 full blocks and a tail, 40
-// tokens = 2 full token blocks and a tail) gives the bits of the same tokens one call each (the
-// decode loop), and the same state.
+// A prompt in one call (150 channels = 2 full blocks and a tail, 40 tokens = 2 full token
+// blocks and a tail) gives the bits, and the state, of the same tokens one call each.
 TEST(SsmConv, PrefillEqualsTokenByTokenBitForBit) {
   std::mt19937 rng(2);
-  const int64_t channels = 150, n_tok = 40;
-  const int d_conv = 4;
-  const auto x = uniform(n_tok * channels, -2, 2, rng);
-  const auto w = uniform(channels * d_conv, -1, 1, rng);
-  const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
-  std::vector<float> state = state0, out(n_tok * channels);
-  ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state.data(), out.data());
-  std::vector<float> state1 = state0, out1(n_tok * channels);
-  for (int64_t t = 0; t < n_tok; ++t)
-    ssm_conv(x.data() + t * channels, 1, channels, d_conv, w.data(), state1.data(),
-             out1.data() + t * channels);
-  EXPECT_EQ(out, out1);
-  EXPECT_EQ(state, state1);
+  const ConvCase c(150, 40, 4, rng);
+  expect_same_bits(c.token_by_token(), c.one_call(), "token by token");
 }
 
 TEST(SsmConv, CurrentTokenIsTheLastTap) {
@@ -109,49 +127,26 @@ TEST(SsmConv, CurrentTokenIsTheLastTap) {
 // of the state (kernels/ref/delta_net.cpp), so the pieces give the bits of one call.
 TEST(SsmConv, ChannelRangesEqualOneCall) {
   std::mt19937 rng(3);
-  const int64_t channels = 150;
   for (int d_conv : {4, 1, 3}) {
     for (int64_t n_tok : {1, 2, 5}) {
-      const auto x = uniform(n_tok * channels, -2, 2, rng);
-      const auto w = uniform(channels * d_conv, -1, 1, rng);
-      const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
-      std::vector<float> state_one = state0, out_one(n_tok * channels);
-      ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state_one.data(), out_one.data());
-      std::vector<float> state = state0, out(n_tok * channels);
+      const ConvCase c(150, n_tok, d_conv, rng);
+      ConvRun got{std::vector<float>(n_tok * c.channels), c.state0};
       for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, 1}, {1, 70}, {70, 150}})
-        ssm_conv_channels(x.data(), n_tok, channels, d_conv, w.data(), state.data(), out.data(),
-                          begin, end);
-      EXPECT_EQ(out, out_one) << "d_conv " << d_conv << " n_tok " << n_tok;
-      EXPECT_EQ(state, state_one) << "d_conv " << d_conv << " n_tok " << n_tok;
+        ssm_conv_channels(c.x.data(), n_tok, c.channels, d_conv, c.w.data(), got.state.data(),
+                          got.out.data(), begin, end);
+      expect_same_bits(got, c.one_call(),
+                       "d_conv " + std::to_string(d_conv) + " n_tok " + std::to_string(n_tok));
     }
   }
 }
 
 TEST(SsmConv, SplitCallsEqualOneCall) {
   std::mt19937 rng(2);
-  const int64_t channels = 19, n_tok = 11;
-  const int d_conv = 4;
-  const auto x = uniform(n_tok * channels, -2, 2, rng);
-  const auto w = uniform(channels * d_conv, -1, 1, rng);
-  const auto state0 = uniform(channels * (d_conv - 1), -2, 2, rng);
-  std::vector<float> state_one = state0, out_one(n_tok * channels);
-  ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), state_one.data(), out_one.data());
-  for (int64_t first : {1, 2, 5, 10}) {  // including pieces shorter than d_conv - 1
-    std::vector<float> state = state0, out(n_tok * channels);
-    ssm_conv(x.data(), first, channels, d_conv, w.data(), state.data(), out.data());
-    ssm_conv(x.data() + first * channels, n_tok - first, channels, d_conv, w.data(), state.data(),
-             out.data() + first * channels);
-    EXPECT_EQ(out, out_one) << "first " << first;
-    EXPECT_EQ(state, state_one) << "first " << first;
-  }
-  // Token by token, as decode does.
-  std::vector<float> state = state0, out(n_tok * channels);
-  for (int64_t t = 0; t < n_tok; ++t) {
-    ssm_conv(x.data() + t * channels, 1, channels, d_conv, w.data(), state.data(),
-             out.data() + t * channels);
-  }
-  EXPECT_EQ(out, out_one);
-  EXPECT_EQ(state, state_one);
+  const ConvCase c(19, 11, 4, rng);
+  const ConvRun one = c.one_call();
+  for (int64_t first : {1, 2, 5, 10})  // including pieces shorter than d_conv - 1
+    expect_same_bits(c.in_calls({first, c.n_tok - first}), one, "first " + std::to_string(first));
+  expect_same_bits(c.token_by_token(), one, "token by token, as decode does");
 }
 
 // ---------------------------------------------------------------------------------------------
