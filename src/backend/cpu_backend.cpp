@@ -15,6 +15,9 @@ namespace {
 // (bench/ops_bench.cpp: BM_PoolDispatch); 256k simple vector operations take ~20-50 us on one
 // core, so smaller work (every element-wise op of a decode step) never pays for a dispatch.
 constexpr int64_t kMinParallelWork = 1 << 18;
+// Chunks per thread for uniform work: more than one, so a thread that a busy core slows down
+// leaves its last chunks to the others.
+constexpr int64_t kChunksPerThread = 4;
 // Weight rows per matmul task: a prompt's task is kRowBlock rows for all its tokens (they stay
 // in cache while every token group passes); a decode task is a multiple of kRowBlock rows
 // (which every packed layout's group size divides).
@@ -34,6 +37,12 @@ void CpuBackend::split(int64_t n, int64_t grain, int64_t work, Fn&& fn) {
     return;
   }
   pool_.parallel_for(n, grain, [&](int64_t begin, int64_t end, int) { fn(begin, end); });
+}
+
+template <class Fn>
+void CpuBackend::split_even(int64_t n, int64_t align, int64_t work, Fn&& fn) {
+  const int64_t per_chunk = n / (kChunksPerThread * n_threads());
+  split(n, std::max<int64_t>(1, per_chunk / align) * align, work, fn);
 }
 
 void CpuBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) {
@@ -68,7 +77,7 @@ void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn 
                             int64_t n_tok, float* y) {
   if (act_.size() < act_row * n_tok) act_.resize(act_row * n_tok);
   uint8_t* act = act_.data();
-  split(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
+  split_even(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) quantize(x + t * w.cols, act + t * act_row, w.cols);
   });
   // One token reads each row once, at memory speed: chunks of about an eighth of a thread's
@@ -91,8 +100,8 @@ void CpuBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t row
                           float* y) {
   auto* f = table_->ops.rms_norm;
   if (!f) return RefBackend::rms_norm(x, w, n, rows, eps, y);
-  split(rows, 1, n * rows,
-        [&](int64_t b, int64_t e) { f(x + b * n, w, n, e - b, eps, y + b * n); });
+  split_even(rows, 1, n * rows,
+             [&](int64_t b, int64_t e) { f(x + b * n, w, n, e - b, eps, y + b * n); });
 }
 
 void CpuBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, int n_rot,
@@ -101,7 +110,7 @@ void CpuBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, in
   if (!f || n_rot / 2 > kMaxVectorHeadDim)
     return RefBackend::rope_neox(x, n_tok, n_head, head_dim, n_rot, pos, freq_base);
   const int64_t tok = int64_t(n_head) * head_dim;
-  split(n_tok, 1, n_tok * (tok + 16 * n_rot), [&](int64_t b, int64_t e) {
+  split_even(n_tok, 1, n_tok * (tok + 16 * n_rot), [&](int64_t b, int64_t e) {
     f(x + b * tok, e - b, n_head, head_dim, n_rot, pos + b, freq_base);
   });
 }
@@ -109,25 +118,25 @@ void CpuBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim, in
 void CpuBackend::swiglu(const float* gate, const float* up, int64_t n, float* y) {
   auto* f = table_->ops.swiglu;
   if (!f) return RefBackend::swiglu(gate, up, n, y);
-  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(gate + b, up + b, e - b, y + b); });
+  split_even(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(gate + b, up + b, e - b, y + b); });
 }
 
 void CpuBackend::silu(float* x, int64_t n) {
   auto* f = table_->ops.silu;
   if (!f) return RefBackend::silu(x, n);
-  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, e - b); });
+  split_even(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, e - b); });
 }
 
 void CpuBackend::add(float* x, const float* y, int64_t n) {
   auto* f = table_->ops.add;
   if (!f) return RefBackend::add(x, y, n);
-  split(n, 64, n, [&](int64_t b, int64_t e) { f(x + b, y + b, e - b); });
+  split_even(n, 64, n, [&](int64_t b, int64_t e) { f(x + b, y + b, e - b); });
 }
 
 void CpuBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   auto* f = table_->ops.mul_sigmoid;
   if (!f) return RefBackend::mul_sigmoid(x, gate, n);
-  split(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, gate + b, e - b); });
+  split_even(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, gate + b, e - b); });
 }
 
 void CpuBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
@@ -151,15 +160,15 @@ void CpuBackend::gated_rms_norm(const float* x, const float* z, const float* w, 
                                 int64_t rows, float eps, float* y) {
   auto* f = table_->ops.gated_rms_norm;
   if (!f) return RefBackend::gated_rms_norm(x, z, w, n, rows, eps, y);
-  split(rows, 1, 8 * n * rows,
-        [&](int64_t b, int64_t e) { f(x + b * n, z + b * n, w, n, e - b, eps, y + b * n); });
+  split_even(rows, 1, 8 * n * rows,
+             [&](int64_t b, int64_t e) { f(x + b * n, z + b * n, w, n, e - b, eps, y + b * n); });
 }
 
 // The reference kernel with the channels split over the threads (its loops vectorize over
 // contiguous channels); the same arithmetic, so the same bits.
 void CpuBackend::ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv,
                           const float* w, float* state, float* out) {
-  split(channels, 256, n_tok * channels * d_conv, [&](int64_t b, int64_t e) {
+  split_even(channels, 256, n_tok * channels * d_conv, [&](int64_t b, int64_t e) {
     ref::ssm_conv_channels(x, n_tok, channels, d_conv, w, state, out, b, e);
   });
 }
@@ -175,11 +184,13 @@ void CpuBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const
   // With a vectorized recurrence, prefill runs it token by token too: measured 79 us per token
   // and Qwen3.5-0.8B layer against 650 us for the scalar chunked form (docs/benchmarks.md), and
   // it is what the reference implementation runs for prompts (spec/qwen35.md §8.7). Each thread
-  // owns a range of value heads for the whole prompt.
+  // owns a range of value heads for the whole prompt and runs one head through all the tokens
+  // before the next, so the head's state stays in cache.
   split(dims.n_v, 1, dims.state_floats() * 4 * n_tok, [&](int64_t b, int64_t e) {
-    for (int64_t t = 0; t < n_tok; ++t)
-      f(dims, qkv + t * dims.conv_dim(), g + t * dims.n_v, beta + t * dims.n_v, eps, state,
-        out + t * dims.value_dim(), int(b), int(e));
+    for (int64_t h = b; h < e; ++h)
+      for (int64_t t = 0; t < n_tok; ++t)
+        f(dims, qkv + t * dims.conv_dim(), g + t * dims.n_v, beta + t * dims.n_v, eps, state,
+          out + t * dims.value_dim(), int(h), int(h + 1));
   });
 }
 

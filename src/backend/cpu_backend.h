@@ -48,6 +48,10 @@ class CpuBackend : public RefBackend {
   // element operations) is too small to repay waking the workers.
   template <class Fn>
   void split(int64_t n, int64_t grain, int64_t work, Fn&& fn);
+  // split for uniform work (element-wise ops, rows of equal cost): a few chunks per thread, each
+  // a multiple of `align` items, so claiming a chunk costs nothing next to running it.
+  template <class Fn>
+  void split_even(int64_t n, int64_t align, int64_t work, Fn&& fn);
   using QuantizeFn = decltype(MatmulKernel::quantize);
   using GemvFn = decltype(MatmulKernel::gemv);
   using GemmFn = decltype(MatmulKernel::gemm);

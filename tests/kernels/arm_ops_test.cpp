@@ -178,9 +178,9 @@ TEST(ArmOps, AttentionOverPairRanges) {
 
 TEST(ArmOps, DeltaRuleDecodeOverHeadRanges) {
   REQUIRE_NEON();
-  for (DeltaNetDims dims :
-       {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12}, DeltaNetDims{2, 128, 4, 128}}) {
-    const std::string at = " d_k " + std::to_string(dims.d_k);
+  for (DeltaNetDims dims : {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12},
+                            DeltaNetDims{1, 20, 3, 13}, DeltaNetDims{2, 128, 4, 128}}) {
+    const std::string at = " d_k " + std::to_string(dims.d_k) + " d_v " + std::to_string(dims.d_v);
     const auto qkv = random_floats(dims.conv_dim(), 4);
     const std::vector<float> g(dims.n_v, -0.3f), beta(dims.n_v, 0.7f);
     auto s_got = random_floats(dims.state_floats(), 5, 0.2f), s_want = s_got;

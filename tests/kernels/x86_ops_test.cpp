@@ -101,8 +101,8 @@ TEST_P(X86Ops, AttentionOverPairRanges) {
 
 TEST_P(X86Ops, DeltaRuleDecodeOverHeadRanges) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
-  for (DeltaNetDims dims :
-       {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12}, DeltaNetDims{2, 128, 4, 128}}) {
+  for (DeltaNetDims dims : {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12},
+                            DeltaNetDims{1, 20, 3, 13}, DeltaNetDims{2, 128, 4, 128}}) {
     const auto qkv = testing::random_floats(dims.conv_dim(), 4);
     const std::vector<float> g(dims.n_v, -0.3f), beta(dims.n_v, 0.7f);
     auto s_got = testing::random_floats(dims.state_floats(), 5, 0.2f), s_want = s_got;

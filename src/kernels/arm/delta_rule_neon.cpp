@@ -1,8 +1,8 @@
 // One decode token of the gated delta rule (spec/qwen35.md §8.5) on ARMv8.0 Advanced SIMD, for a
 // range of value heads, with the arithmetic of kernels/x86/delta_rule_avx2.cpp operation for
 // operation (so the same bits): each row of a head's state is decayed, dotted with k, updated
-// and dotted with q while it is in registers, the dots in 8 f32 lanes with fused multiply-add
-// and the AVX2 horizontal sum, the d_k % 8 tail in scalar code.
+// and dotted with q, the dots in 8 f32 lanes with fused multiply-add and the AVX2 horizontal
+// sum, the d_k % 8 tail in scalar code; rows are interleaved as there.
 #include <arm_neon.h>
 
 #include <algorithm>
@@ -16,6 +16,51 @@ namespace kz::arm {
 namespace {
 
 constexpr int kMaxDk = 512;
+constexpr int kRowsAtOnce = 4;  // independent rows interleaved to hide the FMA latency
+
+// Rows m[0..R) of one head's state, as update_rows in kernels/x86/delta_rule_avx2.cpp.
+template <int R>
+void update_rows(float* m, int d_k, const float* k, const float* q, const float* v, float decay,
+                 float b, float scale, float* o) {
+  F32x8 acc[R];
+  int i = 0;
+  for (; i + 8 <= d_k; i += 8) {
+    const float32x4_t k0 = vld1q_f32(k + i), k1 = vld1q_f32(k + i + 4);
+    for (int r = 0; r < R; ++r) {
+      const float* mr = m + r * d_k + i;
+      acc[r].lo = vfmaq_f32(acc[r].lo, vmulq_n_f32(vld1q_f32(mr), decay), k0);
+      acc[r].hi = vfmaq_f32(acc[r].hi, vmulq_n_f32(vld1q_f32(mr + 4), decay), k1);
+    }
+  }
+  const int tail = i;
+  float delta[R];
+  for (int r = 0; r < R; ++r) {
+    const float* mr = m + r * d_k;
+    float kdot = hsum8(acc[r]);
+    for (i = tail; i < d_k; ++i) kdot += (mr[i] * decay) * k[i];
+    delta[r] = (v[r] - kdot) * b;
+    acc[r] = F32x8{};
+  }
+  for (i = 0; i < tail; i += 8) {
+    const float32x4_t k0 = vld1q_f32(k + i), k1 = vld1q_f32(k + i + 4);
+    const float32x4_t q0 = vld1q_f32(q + i), q1 = vld1q_f32(q + i + 4);
+    for (int r = 0; r < R; ++r) {
+      float* mr = m + r * d_k + i;
+      const float32x4_t m0 = vfmaq_n_f32(vmulq_n_f32(vld1q_f32(mr), decay), k0, delta[r]);
+      const float32x4_t m1 = vfmaq_n_f32(vmulq_n_f32(vld1q_f32(mr + 4), decay), k1, delta[r]);
+      vst1q_f32(mr, m0);
+      vst1q_f32(mr + 4, m1);
+      acc[r].lo = vfmaq_f32(acc[r].lo, m0, q0);
+      acc[r].hi = vfmaq_f32(acc[r].hi, m1, q1);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* mr = m + r * d_k;
+    float qdot = hsum8(acc[r]);
+    for (i = tail; i < d_k; ++i) qdot += (mr[i] = mr[i] * decay + k[i] * delta[r]) * q[i];
+    o[r] = qdot * scale;
+  }
+}
 
 }  // namespace
 
@@ -31,37 +76,15 @@ void delta_rule_decode__neon(const DeltaNetDims& dims, const float* qkv, const f
     ref::l2_normalized(qkv + int64_t(kh) * d_k, d_k, eps, q);
     ref::l2_normalized(qkv + key_dim + int64_t(kh) * d_k, d_k, eps, k);
     const float* v = qkv + 2 * key_dim + int64_t(h) * d_v;
-    const float b = beta[h];
     const float decay = std::exp(g[h]);
+    float* m = state + int64_t(h) * d_v * d_k;
     float* o = out + int64_t(h) * d_v;
-    for (int j = 0; j < d_v; ++j) {
-      float* m = state + (int64_t(h) * d_v + j) * d_k;
-      F32x8 kd;
-      int i = 0;
-      for (; i + 8 <= d_k; i += 8) {
-        const float32x4_t m0 = vmulq_n_f32(vld1q_f32(m + i), decay);
-        const float32x4_t m1 = vmulq_n_f32(vld1q_f32(m + i + 4), decay);
-        vst1q_f32(m + i, m0);
-        vst1q_f32(m + i + 4, m1);
-        kd.lo = vfmaq_f32(kd.lo, m0, vld1q_f32(k + i));
-        kd.hi = vfmaq_f32(kd.hi, m1, vld1q_f32(k + i + 4));
-      }
-      float kdot = hsum8(kd);
-      for (; i < d_k; ++i) kdot += (m[i] *= decay) * k[i];
-      const float delta = (v[j] - kdot) * b;
-      F32x8 qd;
-      for (i = 0; i + 8 <= d_k; i += 8) {
-        const float32x4_t m0 = vfmaq_n_f32(vld1q_f32(m + i), vld1q_f32(k + i), delta);
-        const float32x4_t m1 = vfmaq_n_f32(vld1q_f32(m + i + 4), vld1q_f32(k + i + 4), delta);
-        vst1q_f32(m + i, m0);
-        vst1q_f32(m + i + 4, m1);
-        qd.lo = vfmaq_f32(qd.lo, m0, vld1q_f32(q + i));
-        qd.hi = vfmaq_f32(qd.hi, m1, vld1q_f32(q + i + 4));
-      }
-      float qdot = hsum8(qd);
-      for (; i < d_k; ++i) qdot += (m[i] += k[i] * delta) * q[i];
-      o[j] = qdot * scale;
-    }
+    int j = 0;
+    for (; j + kRowsAtOnce <= d_v; j += kRowsAtOnce)
+      update_rows<kRowsAtOnce>(m + int64_t(j) * d_k, d_k, k, q, v + j, decay, beta[h], scale,
+                               o + j);
+    for (; j < d_v; ++j)
+      update_rows<1>(m + int64_t(j) * d_k, d_k, k, q, v + j, decay, beta[h], scale, o + j);
   }
 }
 
