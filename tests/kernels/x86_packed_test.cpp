@@ -16,10 +16,10 @@ namespace {
 
 using testing::X86Level;
 
-// The packed activation block: the Q8_0 scale as f32, the quants' sum, the quants.
+// The packed activation block: the Q8_0 scale as f32, 8 times the quants' sum, the quants.
 struct ActBlock {
   float d;
-  int32_t sum;
+  int32_t sum8;
   int8_t qs[kQK];
 };
 
@@ -76,7 +76,7 @@ TEST_P(X86Packed, ActivationBlocksCarryTheConverterQuantsAndSums) {
       EXPECT_EQ(std::memcmp(ab.qs, qb.qs, kQK), 0) << "n=" << n << " block " << b;
       int32_t sum = 0;
       for (int8_t v : qb.qs) sum += v;
-      EXPECT_EQ(ab.sum, sum) << "n=" << n << " block " << b;
+      EXPECT_EQ(ab.sum8, 8 * sum) << "n=" << n << " block " << b;
     }
   }
 }

@@ -19,7 +19,8 @@ namespace kz::x86 {
 // Activation converters (same bytes as kernels/ref/vec_dot.h activation_quantizer).
 void quantize_q8_0__avx2(const float* x, void* dst, int64_t n);
 // Packed kernels (matmul_packed_avx2.cpp): weights in groups of 8 interleaved rows; activation
-// blocks of kPackedActBlockBytes (the Q8_0 block's scale as f32, the quants' sum, the quants).
+// blocks of kPackedActBlockBytes (the Q8_0 block's scale as f32, 8 times the quants' sum, the
+// quants).
 void quantize_q8_0_sum__avx2(const float* x, void* dst, int64_t n);
 extern const uint64_t kPackedActBlockBytes;
 void pack_q4_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);

@@ -31,10 +31,11 @@ struct PackedQ8_0 {
 static_assert(sizeof(PackedQ4_0) == kRows * sizeof(BlockQ4_0));
 static_assert(sizeof(PackedQ8_0) == kRows * sizeof(BlockQ8_0));
 
-// An activation block: the Q8_0 block's scale as f32, the sum of its quants, its quants.
+// An activation block: the Q8_0 block's scale as f32, 8 times the sum of its quants (what Q4_0's
+// +8 nibble offset adds to a dot product), its quants.
 struct ActBlock {
   float d;
-  int32_t sum;
+  int32_t sum8;
   int8_t qs[kQK];
 };
 
@@ -69,7 +70,7 @@ struct WeightsQ4_0 {
     }
     for (int t = 0; t < NT; ++t)
       isum[t] = _mm256_sub_epi32(_mm256_madd_epi16(s[t], _mm256_set1_epi16(1)),
-                                 _mm256_set1_epi32(8 * a[t]->sum));
+                                 _mm256_set1_epi32(a[t]->sum8));
   }
   // File block e of a row -> its 4-byte groups, in the packed order.
   static void pack_block(const Block& b, int r, Packed& out) {
@@ -144,8 +145,19 @@ void gemv(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
     tile<W, 1>(group<W>(w, row_bytes, r), static_cast<const uint8_t*>(act), 0, n / kQK, y + r, 0);
 }
 
-// Tokens in groups of 3 (with 4, the accumulators spill to the stack), the last 1-2 as one
-// group; each group of rows sees every token while its weights are in cache.
+// Tokens in groups of kTokens, the last few as one group; each group of rows sees every token
+// while its weights are in cache.
+constexpr int kTokens = 4;
+
+template <class W, int NT>
+void tail_tile(const typename W::Packed* w, const uint8_t* a, uint64_t act_row_bytes, int64_t nb,
+               int64_t left, float* y, int64_t y_stride) {
+  if constexpr (NT > 0) {
+    if (left == NT) return tile<W, NT>(w, a, act_row_bytes, nb, y, y_stride);
+    tail_tile<W, NT - 1>(w, a, act_row_bytes, nb, left, y, y_stride);
+  }
+}
+
 template <class W>
 void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
           uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
@@ -154,27 +166,18 @@ void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
   for (int64_t r = 0; r < n_rows; r += kRows) {
     const auto* wr = group<W>(w, row_bytes, r);
     int64_t t = 0;
-    for (; t + 3 <= n_tok; t += 3)
-      tile<W, 3>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r, y_stride);
-    const uint8_t* at = a + t * act_row_bytes;
-    float* yt = y + t * y_stride + r;
-    switch (n_tok - t) {
-      case 2:
-        tile<W, 2>(wr, at, act_row_bytes, nb, yt, y_stride);
-        break;
-      case 1:
-        tile<W, 1>(wr, at, act_row_bytes, nb, yt, y_stride);
-        break;
-      default:
-        break;
-    }
+    for (; t + kTokens <= n_tok; t += kTokens)
+      tile<W, kTokens>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r,
+                       y_stride);
+    tail_tile<W, kTokens - 1>(wr, a + t * act_row_bytes, act_row_bytes, nb, n_tok - t,
+                              y + t * y_stride + r, y_stride);
   }
 }
 
 }  // namespace
 
 // The quants and scale of quantize_q8_0__avx2 (the reference's converter), with the scale as f32
-// and the quants' sum.
+// and 8 times the quants' sum.
 void quantize_q8_0_sum__avx2(const float* x, void* dst, int64_t n) {
   auto* out = static_cast<ActBlock*>(dst);
   for (int64_t b = 0; b < n / kQK; ++b) {
@@ -187,7 +190,7 @@ void quantize_q8_0_sum__avx2(const float* x, void* dst, int64_t n) {
     const __m128i s4 =
         _mm_add_epi32(_mm256_castsi256_si128(quads), _mm256_extracti128_si256(quads, 1));
     const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
-    out[b].sum = _mm_cvtsi128_si32(_mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1)));
+    out[b].sum8 = 8 * _mm_cvtsi128_si32(_mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1)));
   }
 }
 const uint64_t kPackedActBlockBytes = sizeof(ActBlock);
