@@ -5,7 +5,8 @@
 // Per ISA (weight type: kernel; every other type keeps its reference entry):
 //   avx2+fma+f16c  f32/f16/bf16: gemv_*__avx2; q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0
 //                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
-//                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp)
+//                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
+//                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni (same bits as __avx2)
 #include "kernels/kernel_table.h"
 
@@ -28,13 +29,14 @@ void set(KernelTable& t, DType type, decltype(MatmulKernel::gemv) gemv,
 }
 
 void set_packed(KernelTable& t, DType type, decltype(PackedMatmul::pack) pack,
+                decltype(PackedMatmul::quantize) quantize, uint64_t act_block_bytes,
                 decltype(PackedMatmul::gemv) gemv, decltype(PackedMatmul::gemm) gemm,
                 const char* name) {
   PackedMatmul& p = t.matmul[static_cast<uint32_t>(type)].packed;
   p.rows = 8;
   p.pack = pack;
-  p.quantize = x86::quantize_q8_0_sum__avx2;
-  p.act_block_bytes = x86::kPackedActBlockBytes;
+  p.quantize = quantize;
+  p.act_block_bytes = act_block_bytes;
   p.gemv = gemv;
   p.gemm = gemm;
   p.name = name;
@@ -52,10 +54,12 @@ void add_avx2(KernelTable& t) {
   set(t, DType::Q6_K, gemv_q6_K_q8_K__avx2, gemm_q6_K_q8_K_4x1__avx2, "q6_K_q8_K avx2");
   for (MatmulKernel& k : t.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
-  set_packed(t, DType::Q4_0, pack_q4_0_x8, gemv_q4_0x8_q8_0__avx2, gemm_q4_0x8_q8_0__avx2,
-             "q4_0x8_q8_0 avx2");
-  set_packed(t, DType::Q8_0, pack_q8_0_x8, gemv_q8_0x8_q8_0__avx2, gemm_q8_0x8_q8_0__avx2,
-             "q8_0x8_q8_0 avx2");
+  set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_sum__avx2, kPackedActBlockBytes,
+             gemv_q4_0x8_q8_0__avx2, gemm_q4_0x8_q8_0__avx2, "q4_0x8_q8_0 avx2");
+  set_packed(t, DType::Q8_0, pack_q8_0_x8, quantize_q8_0_sum__avx2, kPackedActBlockBytes,
+             gemv_q8_0x8_q8_0__avx2, gemm_q8_0x8_q8_0__avx2, "q8_0x8_q8_0 avx2");
+  set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
+             gemv_q4_Kx8_q8_K__avx2, gemm_q4_Kx8_q8_K__avx2, "q4_Kx8_q8_K avx2");
   t.ops = ops_avx2();
 }
 

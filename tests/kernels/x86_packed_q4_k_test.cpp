@@ -1,0 +1,158 @@
+// The packed Q4_K kernels (kernel_table.h: PackedMatmul; x86/matmul_packed_q4_k_avx2.cpp): every
+// output is the Q4_K dot product (computed here exactly, in double, from the file's blocks and
+// the reference's Q8_K activations) to within f32 rounding, gemm equals gemv bit for bit, and
+// extreme quants do not saturate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "base/half.h"
+#include "kernels/ref/vec_dot.h"
+#include "quant/blocks.h"
+#include "x86_test_util.h"
+
+namespace kz {
+namespace {
+
+using testing::X86Level;
+
+// Row r's dot product with a Q8_K row, exactly, and the sum of its terms' magnitudes.
+struct Exact {
+  double value = 0, magnitude = 0;
+};
+Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
+  const auto* w = reinterpret_cast<const BlockQ4K*>(w_row);
+  const auto* a = reinterpret_cast<const BlockQ8K*>(q8k.data());
+  Exact e;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    uint8_t sc[8], m[8];
+    for (int s = 0; s < 8; ++s) {  // spec/quants.md §4.1
+      const uint8_t* p = w[b].scales;
+      sc[s] = s < 4 ? p[s] & 63 : uint8_t((p[s + 4] & 0xF) | ((p[s - 4] >> 6) << 4));
+      m[s] = s < 4 ? p[s + 4] & 63 : uint8_t((p[s + 4] >> 4) | ((p[s] >> 6) << 4));
+    }
+    int64_t isum = 0, imin = 0;
+    for (int s = 0; s < 8; ++s) {
+      int64_t sumi = 0, sum_a = 0;
+      for (int e = 0; e < 32; ++e) {
+        const int idx = 32 * s + e;  // chunk s / 2: low nibbles for even s, high for odd
+        const uint8_t byte = w[b].qs[32 * (s / 2) + e];
+        const int q = s % 2 ? byte >> 4 : byte & 0xF;
+        sumi += q * a[b].qs[idx];
+        sum_a += a[b].qs[idx];
+      }
+      isum += sc[s] * sumi;
+      imin += m[s] * sum_a;
+    }
+    const double dd = double(fp16_to_fp32(w[b].d)) * a[b].d;
+    const double dm = double(fp16_to_fp32(w[b].dmin)) * a[b].d;
+    e.value += dd * double(isum) - dm * double(imin);
+    e.magnitude += std::abs(dd * double(isum)) + std::abs(dm * double(imin));
+  }
+  return e;
+}
+
+struct PackedQ4K {
+  const PackedMatmul& p;
+  int64_t rows, n;
+  std::vector<uint8_t> w, packed;
+
+  PackedQ4K(const KernelTable& table, std::vector<uint8_t> weights, int64_t rows_, int64_t n_)
+      : p(table.matmul[static_cast<uint32_t>(DType::Q4_K)].packed),
+        rows(rows_),
+        n(n_),
+        w(std::move(weights)),
+        packed(w.size()) {
+    p.pack(w.data(), row_bytes(DType::Q4_K, n), rows, n, packed.data());
+  }
+  uint64_t rb() const { return row_bytes(DType::Q4_K, n); }
+  uint64_t act_row() const { return n / kQK * p.act_block_bytes; }
+  std::vector<uint8_t> act(const float* x) const {
+    std::vector<uint8_t> a(act_row());
+    p.quantize(x, a.data(), n);
+    return a;
+  }
+  std::vector<uint8_t> q8k(const float* x) const {
+    std::vector<uint8_t> a(row_bytes(DType::Q8_K, n));
+    ref::quantize_activation(DType::Q8_K, x, a.data(), n);
+    return a;
+  }
+  void expect_exact(float got, int64_t r, const std::vector<uint8_t>& q8k) const {
+    const Exact e = exact_dot(w.data() + r * rb(), q8k, n);
+    // f32 products and one f32 accumulator over n / 256 super-blocks, two terms each.
+    const double bound = 1e-6 * double(n / kQK_K + 2) * e.magnitude;
+    EXPECT_NEAR(got, e.value, bound) << "row " << r << " n " << n;
+  }
+};
+
+class X86PackedQ4K : public ::testing::TestWithParam<X86Level> {};
+
+TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  ASSERT_EQ(table.matmul[static_cast<uint32_t>(DType::Q4_K)].packed.rows, 8);
+  for (int64_t rows : {8, 16, 40}) {
+    for (int64_t n : {256, 512, 17 * 256}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
+      const PackedQ4K pk(table, testing::random_matrix(DType::Q4_K, rows, n, uint32_t(rows + n)),
+                         rows, n);
+      const int64_t max_tok = 11;
+      const auto x = testing::random_floats(n * max_tok, uint32_t(n) + 5, 2.0f);
+      std::vector<uint8_t> acts(pk.act_row() * max_tok);
+      std::vector<float> gemv_y(max_tok * rows);
+      for (int64_t i = 0; i < max_tok; ++i) {
+        const auto a = pk.act(x.data() + i * n);
+        std::memcpy(acts.data() + i * pk.act_row(), a.data(), a.size());
+        pk.p.gemv(pk.packed.data(), pk.rb(), rows, a.data(), n, gemv_y.data() + i * rows);
+        const auto q8k = pk.q8k(x.data() + i * n);
+        for (int64_t r = 0; r < rows; ++r) pk.expect_exact(gemv_y[i * rows + r], r, q8k);
+      }
+      // gemm on 1..9 tokens (every tail of its token groups) and more, from the second row
+      // group on when there is one.
+      for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11}) {
+        const int64_t r0 = rows > 8 ? 8 : 0;
+        std::vector<float> y(n_tok * rows, -1.0f);
+        pk.p.gemm(pk.packed.data() + r0 * pk.rb(), pk.rb(), rows - r0, acts.data(), pk.act_row(),
+                  n_tok, n, y.data() + r0, rows);
+        for (int64_t i = 0; i < n_tok; ++i)
+          for (int64_t r = r0; r < rows; ++r)
+            ASSERT_EQ(y[i * rows + r], gemv_y[i * rows + r])
+                << n_tok << " tokens, token " << i << " row " << r;
+      }
+    }
+  }
+}
+
+// All-15 and all-0 nibbles with the largest scales and mins against activations of +-128 and
+// +-127: no int16 pair sum may saturate, which random rows never reach.
+TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  const int64_t rows = 8, n = 512;
+  std::vector<uint8_t> w(row_bytes(DType::Q4_K, n) * rows);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b < n / kQK_K; ++b) {
+      auto& blk = reinterpret_cast<BlockQ4K*>(w.data() + r * row_bytes(DType::Q4_K, n))[b];
+      blk.d = fp32_to_fp16(0.5f);
+      blk.dmin = fp32_to_fp16(0.25f);
+      std::memset(blk.scales, 0xFF, sizeof blk.scales);  // every scale and min 63
+      std::memset(blk.qs, r % 2 ? 0xFF : 0x00, sizeof blk.qs);
+    }
+  const PackedQ4K pk(table, w, rows, n);
+  for (float sign : {1.0f, -1.0f}) {
+    std::vector<float> x(n, sign);
+    x[7] = -2 * sign;  // the extreme maps to -128 (or 127): both ends occur
+    const auto a = pk.act(x.data());
+    const auto q8k = pk.q8k(x.data());
+    std::vector<float> y(rows);
+    pk.p.gemv(pk.packed.data(), pk.rb(), rows, a.data(), n, y.data());
+    for (int64_t r = 0; r < rows; ++r) pk.expect_exact(y[r], r, q8k);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, X86PackedQ4K,
+                         ::testing::Values(X86Level::kAvx2, X86Level::kAvx512Vnni),
+                         [](const auto& info) { return testing::level_name(info.param); });
+
+}  // namespace
+}  // namespace kz
