@@ -1,8 +1,8 @@
 // Fused causal attention on ARMv8.0 Advanced SIMD over an F32, F16 or Q8_0 KV cache: the 8-lane
-// vector operations that kernels/online_attention.h runs its online softmax with, each the lane
-// for lane equal of its AVX2 twin in kernels/x86/attention_avx2.cpp (two 4-lane halves, fused
-// multiply-add, the AVX2 horizontal sum order, the same vector exponential), so ARM and x86 give
-// the same bits. That matters beyond tidiness: with 8-bit activations a last-bit difference in
+// vector operations that kernels/online_attention.h runs its online softmax with (vec8_neon.h's,
+// and the cache loads and exponential), each the lane for lane equal of its AVX2 twin in
+// kernels/x86/attention_avx2.cpp (the same vector exponential too), so ARM and x86 give the same
+// bits. That matters beyond tidiness: with 8-bit activations a last-bit difference in
 // attention flips roundings downstream (fixtures/README.md), and this order is the one that
 // tracks the reference implementation's results on the fixtures.
 #include <arm_neon.h>
@@ -10,24 +10,13 @@
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/exp_neon.h"
 #include "kernels/arm/quant_dot.h"
+#include "kernels/arm/vec8_neon.h"
 #include "kernels/online_attention.h"
 
 namespace kz::arm {
 namespace {
 
-struct NeonAttention {
-  using V = F32x8;
-  static V zero() { return {}; }
-  static V splat(float x) { return {vdupq_n_f32(x), vdupq_n_f32(x)}; }
-  static V load(const float* p) { return {vld1q_f32(p), vld1q_f32(p + 4)}; }
-  static void store(float* p, V x) {
-    vst1q_f32(p, x.lo);
-    vst1q_f32(p + 4, x.hi);
-  }
-  static V add(V a, V b) { return {vaddq_f32(a.lo, b.lo), vaddq_f32(a.hi, b.hi)}; }
-  static V mul(V a, V b) { return {vmulq_f32(a.lo, b.lo), vmulq_f32(a.hi, b.hi)}; }
-  static V fma(V a, V b, V c) { return {vfmaq_f32(a.lo, b.lo, c.lo), vfmaq_f32(a.hi, b.hi, c.hi)}; }
-  static float hsum(V x) { return hsum8(x); }
+struct NeonAttention : NeonVec8 {
   static V load_f16(const uint16_t* p) {
     const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(p));
     return {vcvt_f32_f16(vget_low_f16(h)), vcvt_high_f32_f16(h)};

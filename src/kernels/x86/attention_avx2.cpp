@@ -1,24 +1,17 @@
 // Fused causal attention with AVX2 over an F32, F16 or Q8_0 KV cache: the 8-lane vector
-// operations that kernels/online_attention.h runs its online softmax with.
+// operations that kernels/online_attention.h runs its online softmax with (vec8_avx2.h's, and
+// the cache loads and exponential).
 #include <immintrin.h>
 
 #include "kernels/online_attention.h"
 #include "kernels/x86/ops_avx2.h"
 #include "kernels/x86/simd_avx2.h"
+#include "kernels/x86/vec8_avx2.h"
 
 namespace kz::x86 {
 namespace {
 
-struct Avx2Attention {
-  using V = __m256;
-  static V zero() { return _mm256_setzero_ps(); }
-  static V splat(float x) { return _mm256_set1_ps(x); }
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V x) { _mm256_storeu_ps(p, x); }
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(b, c, a); }
-  static float hsum(V x) { return hsum_f32x8(x); }
+struct Avx2Attention : Avx2Vec8 {
   static V load_f16(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }

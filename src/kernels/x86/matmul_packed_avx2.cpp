@@ -9,13 +9,15 @@
 #include <cstring>
 
 #include "kernels/x86/kernels_avx2.h"
+#include "kernels/x86/packed_driver.h"
 #include "kernels/x86/simd_avx2.h"
 #include "quant/blocks.h"
 
 namespace kz::x86 {
 namespace {
 
-constexpr int kRows = 8;
+using packed::broadcast_4_bytes;
+using packed::kRows;
 
 // Block b of a group of 8 rows: the rows' scales, then their quants in 32-byte vectors, vector j
 // holding elements 4j..4j+3 of row r at bytes 4r..4r+3. Q4_0 keeps the file's nibble pairing, so
@@ -38,12 +40,6 @@ struct ActBlock {
   int32_t sum8;
   int8_t qs[kQK];
 };
-
-inline __m256i broadcast_4_bytes(const int8_t* p) {
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return _mm256_set1_epi32(v);
-}
 
 struct WeightsQ4_0 {
   using Packed = PackedQ4_0;
@@ -113,66 +109,30 @@ void pack(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8
                       *out);
 }
 
-// One group of 8 rows x NT tokens: y[t * y_stride + r].
-template <class W, int NT>
-void tile(const typename W::Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
-          float* y, int64_t y_stride) {
-  __m256 acc[NT];
-  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const ActBlock* a[NT];
-    for (int t = 0; t < NT; ++t)
-      a[t] = reinterpret_cast<const ActBlock*>(act + t * act_row_bytes) + b;
-    __m256i isum[NT];
-    W::template dots<NT>(w[b], a, isum);
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[b].d)));
-    for (int t = 0; t < NT; ++t)
-      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[t]),
-                               _mm256_mul_ps(dw, _mm256_set1_ps(a[t]->d)), acc[t]);
-  }
-  for (int t = 0; t < NT; ++t) _mm256_storeu_ps(y + t * y_stride, acc[t]);
-}
-
+// One group of 8 rows x NT tokens (packed_driver.h).
 template <class W>
-const typename W::Packed* group(const uint8_t* w, uint64_t row_bytes, int64_t r) {
-  return reinterpret_cast<const typename W::Packed*>(w + r * row_bytes);
-}
-
-template <class W>
-void gemv(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
-          float* y) {
-  for (int64_t r = 0; r < n_rows; r += kRows)
-    tile<W, 1>(group<W>(w, row_bytes, r), static_cast<const uint8_t*>(act), 0, n / kQK, y + r, 0);
-}
-
-// Tokens in groups of kTokens, the last few as one group; each group of rows sees every token
-// while its weights are in cache.
-constexpr int kTokens = 4;
-
-template <class W, int NT>
-void tail_tile(const typename W::Packed* w, const uint8_t* a, uint64_t act_row_bytes, int64_t nb,
-               int64_t left, float* y, int64_t y_stride) {
-  if constexpr (NT > 0) {
-    if (left == NT) return tile<W, NT>(w, a, act_row_bytes, nb, y, y_stride);
-    tail_tile<W, NT - 1>(w, a, act_row_bytes, nb, left, y, y_stride);
+struct Tiles {
+  using Packed = typename W::Packed;
+  static constexpr int64_t kBlock = kQK;
+  template <int NT>
+  static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+                   float* y, int64_t y_stride) {
+    __m256 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+      const ActBlock* a[NT];
+      for (int t = 0; t < NT; ++t)
+        a[t] = reinterpret_cast<const ActBlock*>(act + t * act_row_bytes) + b;
+      __m256i isum[NT];
+      W::template dots<NT>(w[b], a, isum);
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[b].d)));
+      for (int t = 0; t < NT; ++t)
+        acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[t]),
+                                 _mm256_mul_ps(dw, _mm256_set1_ps(a[t]->d)), acc[t]);
+    }
+    for (int t = 0; t < NT; ++t) _mm256_storeu_ps(y + t * y_stride, acc[t]);
   }
-}
-
-template <class W>
-void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
-          uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
-  const auto* a = static_cast<const uint8_t*>(act);
-  const int64_t nb = n / kQK;
-  for (int64_t r = 0; r < n_rows; r += kRows) {
-    const auto* wr = group<W>(w, row_bytes, r);
-    int64_t t = 0;
-    for (; t + kTokens <= n_tok; t += kTokens)
-      tile<W, kTokens>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r,
-                       y_stride);
-    tail_tile<W, kTokens - 1>(wr, a + t * act_row_bytes, act_row_bytes, nb, n_tok - t,
-                              y + t * y_stride + r, y_stride);
-  }
-}
+};
 
 }  // namespace
 
@@ -203,21 +163,21 @@ void pack_q8_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t 
 }
 void gemv_q4_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {
-  gemv<WeightsQ4_0>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<Tiles<WeightsQ4_0>>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q4_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                             int64_t y_stride) {
-  gemm<WeightsQ4_0>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  packed::gemm<Tiles<WeightsQ4_0>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 void gemv_q8_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {
-  gemv<WeightsQ8_0>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<Tiles<WeightsQ8_0>>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q8_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                             int64_t y_stride) {
-  gemm<WeightsQ8_0>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  packed::gemm<Tiles<WeightsQ8_0>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
 }  // namespace kz::x86

@@ -16,14 +16,15 @@
 
 #include "kernels/ref/vec_dot.h"
 #include "kernels/x86/kernels_avx2.h"
+#include "kernels/x86/packed_driver.h"
 #include "kernels/x86/simd_avx2.h"
 #include "quant/blocks.h"
 
 namespace kz::x86 {
 namespace {
 
-constexpr int kRows = 8;
-constexpr int kTokens = 4;  // tokens per tile, as in matmul_packed_avx2.cpp
+using packed::broadcast_4_bytes;
+using packed::kRows;
 
 // Super-block b of a group of 8 rows. scales[w][r] is 32-bit word w of row r's 12 scale bytes;
 // qs[j][i] holds bytes 4i..4i+3 of row r's 32-byte chunk j at bytes 4r..4r+3 (low nibbles:
@@ -72,75 +73,61 @@ inline __m256i pair_of_bytes(int b0, int b1) {
                           lane_offsets);
 }
 
-inline __m256i broadcast_4_bytes(const void* p) {
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return _mm256_set1_epi32(v);
-}
-
-// One group of 8 rows x NT tokens: y[t * y_stride + r].
-template <int NT>
-void tile(const PackedQ4K* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb, float* y,
-          int64_t y_stride) {
-  const __m256i low = _mm256_set1_epi8(0xF);
-  __m256 acc[NT];
-  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const PackedQ4K& wb = w[b];
-    const ActBlockK* a[NT];
-    for (int t = 0; t < NT; ++t)
-      a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
-    const Scales s = unpack_scales(wb);
-    __m256i isum[NT];
-    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
-    for (int sub = 0; sub < 8; ++sub) {
-      const int j = sub / 2, shift = 4 * (sub % 2);
-      __m256i p[NT];  // 8 pair sums of at most 2 * 15 * 128: no int16 overflow
-      for (int t = 0; t < NT; ++t) p[t] = _mm256_setzero_si256();
-#pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers
-      for (int i = 0; i < 8; ++i) {
-        const __m256i v = load_i8x32(wb.qs[j][i]);
-        const __m256i q = _mm256_and_si256(_mm256_srli_epi16(v, shift), low);
-        for (int t = 0; t < NT; ++t)
-          p[t] = _mm256_add_epi16(
-              _mm256_maddubs_epi16(q, broadcast_4_bytes(a[t]->qs + 32 * sub + 4 * i)), p[t]);
-      }
-      const __m256i sc = _mm256_shuffle_epi8(s.sc[sub / 4], pair_of_bytes(sub % 4, sub % 4));
-      for (int t = 0; t < NT; ++t) isum[t] = _mm256_add_epi32(isum[t], _mm256_madd_epi16(p[t], sc));
-    }
-    __m256i imin[NT];
-    for (int t = 0; t < NT; ++t) imin[t] = _mm256_setzero_si256();
-    for (int pair = 0; pair < 4; ++pair) {
-      const int b0 = 2 * pair % 4;
-      const __m256i m = _mm256_shuffle_epi8(s.m[pair / 2], pair_of_bytes(b0, b0 + 1));
+// One group of 8 rows x NT tokens (packed_driver.h).
+struct Tiles {
+  using Packed = PackedQ4K;
+  static constexpr int64_t kBlock = kQK_K;
+  template <int NT>
+  static void tile(const PackedQ4K* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+                   float* y, int64_t y_stride) {
+    const __m256i low = _mm256_set1_epi8(0xF);
+    __m256 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+      const PackedQ4K& wb = w[b];
+      const ActBlockK* a[NT];
       for (int t = 0; t < NT; ++t)
-        imin[t] = _mm256_add_epi32(
-            imin[t], _mm256_madd_epi16(m, broadcast_4_bytes(a[t]->sub_sums + 2 * pair)));
+        a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
+      const Scales s = unpack_scales(wb);
+      __m256i isum[NT];
+      for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+      for (int sub = 0; sub < 8; ++sub) {
+        const int j = sub / 2, shift = 4 * (sub % 2);
+        __m256i p[NT];  // 8 pair sums of at most 2 * 15 * 128: no int16 overflow
+        for (int t = 0; t < NT; ++t) p[t] = _mm256_setzero_si256();
+#pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers
+        for (int i = 0; i < 8; ++i) {
+          const __m256i v = load_i8x32(wb.qs[j][i]);
+          const __m256i q = _mm256_and_si256(_mm256_srli_epi16(v, shift), low);
+          for (int t = 0; t < NT; ++t)
+            p[t] = _mm256_add_epi16(
+                _mm256_maddubs_epi16(q, broadcast_4_bytes(a[t]->qs + 32 * sub + 4 * i)), p[t]);
+        }
+        const __m256i sc = _mm256_shuffle_epi8(s.sc[sub / 4], pair_of_bytes(sub % 4, sub % 4));
+        for (int t = 0; t < NT; ++t)
+          isum[t] = _mm256_add_epi32(isum[t], _mm256_madd_epi16(p[t], sc));
+      }
+      __m256i imin[NT];
+      for (int t = 0; t < NT; ++t) imin[t] = _mm256_setzero_si256();
+      for (int pair = 0; pair < 4; ++pair) {
+        const int b0 = 2 * pair % 4;
+        const __m256i m = _mm256_shuffle_epi8(s.m[pair / 2], pair_of_bytes(b0, b0 + 1));
+        for (int t = 0; t < NT; ++t)
+          imin[t] = _mm256_add_epi32(
+              imin[t], _mm256_madd_epi16(m, broadcast_4_bytes(a[t]->sub_sums + 2 * pair)));
+      }
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.d)));
+      const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.dmin)));
+      for (int t = 0; t < NT; ++t) {
+        acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[t]),
+                                 _mm256_mul_ps(dw, _mm256_set1_ps(a[t]->d)), acc[t]);
+        acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin[t]),
+                                 _mm256_mul_ps(dm, _mm256_set1_ps(-a[t]->d)), acc[t]);
+      }
     }
-    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.d)));
-    const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.dmin)));
-    for (int t = 0; t < NT; ++t) {
-      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[t]),
-                               _mm256_mul_ps(dw, _mm256_set1_ps(a[t]->d)), acc[t]);
-      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin[t]),
-                               _mm256_mul_ps(dm, _mm256_set1_ps(-a[t]->d)), acc[t]);
-    }
+    for (int t = 0; t < NT; ++t) _mm256_storeu_ps(y + t * y_stride, acc[t]);
   }
-  for (int t = 0; t < NT; ++t) _mm256_storeu_ps(y + t * y_stride, acc[t]);
-}
-
-const PackedQ4K* group(const uint8_t* w, uint64_t row_bytes, int64_t r) {
-  return reinterpret_cast<const PackedQ4K*>(w + r * row_bytes);
-}
-
-template <int NT>
-void tail_tile(const PackedQ4K* w, const uint8_t* a, uint64_t act_row_bytes, int64_t nb,
-               int64_t left, float* y, int64_t y_stride) {
-  if constexpr (NT > 0) {
-    if (left == NT) return tile<NT>(w, a, act_row_bytes, nb, y, y_stride);
-    tail_tile<NT - 1>(w, a, act_row_bytes, nb, left, y, y_stride);
-  }
-}
+};
 
 }  // namespace
 
@@ -175,25 +162,12 @@ void pack_q4_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t 
 
 void gemv_q4_Kx8_q8_K__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {
-  for (int64_t r = 0; r < n_rows; r += kRows)
-    tile<1>(group(w, row_bytes, r), static_cast<const uint8_t*>(act), 0, n / kQK_K, y + r, 0);
+  packed::gemv<Tiles>(w, row_bytes, n_rows, act, n, y);
 }
-
-// Tokens in groups of kTokens, the last few as one group; each group of rows sees every token
-// while its weights are in cache.
 void gemm_q4_Kx8_q8_K__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                             int64_t y_stride) {
-  const auto* a = static_cast<const uint8_t*>(act);
-  const int64_t nb = n / kQK_K;
-  for (int64_t r = 0; r < n_rows; r += kRows) {
-    const PackedQ4K* wr = group(w, row_bytes, r);
-    int64_t t = 0;
-    for (; t + kTokens <= n_tok; t += kTokens)
-      tile<kTokens>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r, y_stride);
-    tail_tile<kTokens - 1>(wr, a + t * act_row_bytes, act_row_bytes, nb, n_tok - t,
-                           y + t * y_stride + r, y_stride);
-  }
+  packed::gemm<Tiles>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
 }  // namespace kz::x86
