@@ -91,21 +91,26 @@ struct Tiles {
       const Scales s = unpack_scales(wb);
       __m256i isum[NT];
       for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
-      for (int sub = 0; sub < 8; ++sub) {
-        const int j = sub / 2, shift = 4 * (sub % 2);
-        __m256i p[NT];  // 8 pair sums of at most 2 * 15 * 128: no int16 overflow
-        for (int t = 0; t < NT; ++t) p[t] = _mm256_setzero_si256();
+      for (int j = 0; j < 4; ++j) {  // chunk j: sub-blocks 2j (low nibbles) and 2j+1 (high)
+        __m256i lo[NT], hi[NT];      // 8 pair sums of at most 2 * 15 * 128: no int16 overflow
+        for (int t = 0; t < NT; ++t) lo[t] = hi[t] = _mm256_setzero_si256();
 #pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers
         for (int i = 0; i < 8; ++i) {
           const __m256i v = load_i8x32(wb.qs[j][i]);
-          const __m256i q = _mm256_and_si256(_mm256_srli_epi16(v, shift), low);
-          for (int t = 0; t < NT; ++t)
-            p[t] = _mm256_add_epi16(
-                _mm256_maddubs_epi16(q, broadcast_4_bytes(a[t]->qs + 32 * sub + 4 * i)), p[t]);
+          const __m256i ql = _mm256_and_si256(v, low);
+          const __m256i qh = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+          for (int t = 0; t < NT; ++t) {
+            const int8_t* at = a[t]->qs + 64 * j + 4 * i;
+            lo[t] = _mm256_add_epi16(lo[t], _mm256_maddubs_epi16(ql, broadcast_4_bytes(at)));
+            hi[t] = _mm256_add_epi16(hi[t], _mm256_maddubs_epi16(qh, broadcast_4_bytes(at + 32)));
+          }
         }
-        const __m256i sc = _mm256_shuffle_epi8(s.sc[sub / 4], pair_of_bytes(sub % 4, sub % 4));
+        const int sub = 2 * j % 4;  // byte of sub-block 2j in s.sc[j / 2]
+        const __m256i sc_lo = _mm256_shuffle_epi8(s.sc[j / 2], pair_of_bytes(sub, sub));
+        const __m256i sc_hi = _mm256_shuffle_epi8(s.sc[j / 2], pair_of_bytes(sub + 1, sub + 1));
         for (int t = 0; t < NT; ++t)
-          isum[t] = _mm256_add_epi32(isum[t], _mm256_madd_epi16(p[t], sc));
+          isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(_mm256_madd_epi16(lo[t], sc_lo),
+                                                               _mm256_madd_epi16(hi[t], sc_hi)));
       }
       __m256i imin[NT];
       for (int t = 0; t < NT; ++t) imin[t] = _mm256_setzero_si256();
