@@ -95,23 +95,27 @@ BENCHMARK(BM_Swiglu)
     ->ArgNames({"n", "lvl"})
     ->UseRealTime();
 
-// One decode token of a Qwen3.5-0.8B DeltaNet layer (16 heads of 128 x 128 state).
-void BM_DeltaRuleDecode(benchmark::State& st) {
-  auto be = backend_for(st, st.range(0), st.range(1));
+// Tokens of a Qwen3.5-0.8B DeltaNet layer (16 heads of 128 x 128 state): one (decode) or a
+// prompt's 64; counter tok/s.
+void BM_DeltaRule(benchmark::State& st) {
+  auto be = backend_for(st, st.range(1), st.range(2));
   const DeltaNetDims dims{16, 128, 16, 128};
-  const auto qkv = random_vec(dims.conv_dim(), 1);
-  std::vector<float> g(dims.n_v, -0.1f), beta(dims.n_v, 0.5f);
+  const int64_t n_tok = st.range(0);
+  const auto qkv = random_vec(dims.conv_dim() * n_tok, 1);
+  std::vector<float> g(dims.n_v * n_tok, -0.1f), beta(g.size(), 0.5f);
   auto state = random_vec(dims.state_floats(), 2, 0.01f);
-  std::vector<float> out(dims.value_dim());
+  std::vector<float> out(dims.value_dim() * n_tok);
   for (auto _ : st) {
-    be->gated_delta_rule(dims, 1, qkv.data(), g.data(), beta.data(), 1e-6f, state.data(),
+    be->gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, state.data(),
                          out.data());
     benchmark::DoNotOptimize(out.data());
   }
+  st.counters["tok/s"] =
+      benchmark::Counter(double(n_tok), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_DeltaRuleDecode)
-    ->ArgsProduct({{0, 1}, {1, 2}})
-    ->ArgNames({"lvl", "thr"})
+BENCHMARK(BM_DeltaRule)
+    ->ArgsProduct({{1, 64}, {0, 1}, {1, 2}})
+    ->ArgNames({"tok", "lvl", "thr"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -7,6 +7,7 @@
 // kRowsAtOnce rows are interleaved so that their chains of dependent multiply-adds overlap.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -61,28 +62,42 @@ void update_rows(float* m, int d_k, const float* k, const float* q, const float*
   }
 }
 
-// OpKernels::delta_rule_decode (kernels/kernel_table.h); d_k <= kMaxDk.
+// OpKernels::delta_rule (kernels/kernel_table.h); d_k <= kMaxDk. A head's state rows are
+// independent, so each group of kRowsAtOnce rows runs through a tile of kTokenTile tokens while
+// it is in L1: the state (64 KB a head for Qwen3.5) is streamed once per tile, not per token.
+// Each (row, token) step is the same operations as with one token per call.
 template <class Isa>
-void decode(const DeltaNetDims& dims, const float* qkv, const float* g, const float* beta,
-            float eps, float* state, float* out, int h_begin, int h_end) {
+void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
+         const float* beta, float eps, float* state, float* out, int h_begin, int h_end) {
+  constexpr int kTokenTile = 16;
   const int d_k = dims.d_k, d_v = dims.d_v;
-  const int64_t key_dim = dims.key_dim();
+  const int64_t key_dim = dims.key_dim(), conv_dim = dims.conv_dim();
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
-  float q[kMaxDk], k[kMaxDk];
+  float q[kTokenTile][kMaxDk], k[kTokenTile][kMaxDk], decay[kTokenTile];
   for (int h = h_begin; h < h_end; ++h) {
     const int kh = h % dims.n_k;  // tiled head mapping (§8.4)
-    ref::l2_normalized(qkv + int64_t(kh) * d_k, d_k, eps, q);
-    ref::l2_normalized(qkv + key_dim + int64_t(kh) * d_k, d_k, eps, k);
-    const float* v = qkv + 2 * key_dim + int64_t(h) * d_v;
-    const float decay = std::exp(g[h]);
     float* m = state + int64_t(h) * d_v * d_k;
-    float* o = out + int64_t(h) * d_v;
-    int j = 0;
-    for (; j + kRowsAtOnce <= d_v; j += kRowsAtOnce)
-      update_rows<Isa, kRowsAtOnce>(m + int64_t(j) * d_k, d_k, k, q, v + j, decay, beta[h], scale,
-                                    o + j);
-    for (; j < d_v; ++j)
-      update_rows<Isa, 1>(m + int64_t(j) * d_k, d_k, k, q, v + j, decay, beta[h], scale, o + j);
+    for (int64_t t0 = 0; t0 < n_tok; t0 += kTokenTile) {
+      const int nt = int(std::min<int64_t>(kTokenTile, n_tok - t0));
+      for (int t = 0; t < nt; ++t) {
+        const float* row = qkv + (t0 + t) * conv_dim;
+        ref::l2_normalized(row + int64_t(kh) * d_k, d_k, eps, q[t]);
+        ref::l2_normalized(row + key_dim + int64_t(kh) * d_k, d_k, eps, k[t]);
+        decay[t] = std::exp(g[(t0 + t) * dims.n_v + h]);
+      }
+      auto rows = [&]<int R>(int j) {
+        for (int t = 0; t < nt; ++t) {
+          const int64_t tok = t0 + t;
+          update_rows<Isa, R>(m + int64_t(j) * d_k, d_k, k[t], q[t],
+                              qkv + tok * conv_dim + 2 * key_dim + int64_t(h) * d_v + j, decay[t],
+                              beta[tok * dims.n_v + h], scale,
+                              out + tok * dims.value_dim() + int64_t(h) * d_v + j);
+        }
+      };
+      int j = 0;
+      for (; j + kRowsAtOnce <= d_v; j += kRowsAtOnce) rows.template operator()<kRowsAtOnce>(j);
+      for (; j < d_v; ++j) rows.template operator()<1>(j);
+    }
   }
 }
 

@@ -71,10 +71,11 @@ struct OpKernels {
                    float* state, float* out) = nullptr;
   void (*gated_rms_norm)(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
                          float eps, float* y) = nullptr;
-  // One token of the gated delta rule recurrence for value heads [h_begin, h_end).
-  void (*delta_rule_decode)(const DeltaNetDims& dims, const float* qkv, const float* g,
-                            const float* beta, float eps, float* state, float* out, int h_begin,
-                            int h_end) = nullptr;
+  // n_tok tokens of the gated delta rule recurrence for value heads [h_begin, h_end) (the
+  // Backend op's arguments), each token's outputs the bits of running the tokens one at a time.
+  void (*delta_rule)(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
+                     const float* beta, float eps, float* state, float* out, int h_begin,
+                     int h_end) = nullptr;
   const char* isa = "ref";  // which ISA the non-null entries are written for
 };
 

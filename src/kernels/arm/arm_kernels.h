@@ -89,8 +89,8 @@ void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_
                           float eps, float* y);
 void attention__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                      float scale, float* out, int64_t begin, int64_t end);
-void delta_rule_decode__neon(const DeltaNetDims& dims, const float* qkv, const float* g,
-                             const float* beta, float eps, float* state, float* out, int h_begin,
-                             int h_end);
+void delta_rule__neon(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
+                      const float* beta, float eps, float* state, float* out, int h_begin,
+                      int h_end);
 
 }  // namespace kz::arm

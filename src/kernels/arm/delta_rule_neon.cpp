@@ -1,15 +1,15 @@
-// One decode token of the gated delta rule on ARMv8.0 Advanced SIMD (kernels/delta_rule_rows.h),
-// the same bits as kernels/x86/delta_rule_avx2.cpp.
+// Tokens of the gated delta rule on ARMv8.0 Advanced SIMD (kernels/delta_rule_rows.h), the same
+// bits as kernels/x86/delta_rule_avx2.cpp.
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/vec8_neon.h"
 #include "kernels/delta_rule_rows.h"
 
 namespace kz::arm {
 
-void delta_rule_decode__neon(const DeltaNetDims& dims, const float* qkv, const float* g,
-                             const float* beta, float eps, float* state, float* out, int h_begin,
-                             int h_end) {
-  delta_rule::decode<NeonVec8>(dims, qkv, g, beta, eps, state, out, h_begin, h_end);
+void delta_rule__neon(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
+                      const float* beta, float eps, float* state, float* out, int h_begin,
+                      int h_end) {
+  delta_rule::run<NeonVec8>(dims, n_tok, qkv, g, beta, eps, state, out, h_begin, h_end);
 }
 
 }  // namespace kz::arm

@@ -152,7 +152,7 @@ OpKernels ops_avx2() {
   k.mul_sigmoid = mul_sigmoid__avx2;
   k.attention = attention__avx2;
   k.gated_rms_norm = gated_rms_norm__avx2;
-  k.delta_rule_decode = delta_rule_decode__avx2;
+  k.delta_rule = delta_rule__avx2;
   k.isa = "avx2";
   return k;
 }
