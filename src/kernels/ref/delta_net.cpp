@@ -26,6 +26,23 @@ float silu(float x) {
   return x / (1.0f + std::exp(-x));
 }
 
+// One token with D taps (D - 1 carried inputs) over channels [c0, c1): each channel's sum in tap
+// order from 0 as below, then its carried inputs move one slot. A fixed D gives fixed strides,
+// so the compiler vectorizes the loop with interleaved loads and stores.
+template <int D>
+void ssm_conv_one_token(const float* x, const float* w, float* state, float* out, int64_t c0,
+                        int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) {
+    float* s = state + c * (D - 1);
+    const float* wc = w + c * D;
+    float o = 0.0f;
+    for (int tau = 0; tau < D - 1; ++tau) o += s[tau] * wc[tau];
+    out[c] = o + x[c] * wc[D - 1];
+    for (int tau = 0; tau + 1 < D - 1; ++tau) s[tau] = s[tau + 1];
+    s[D - 2] = x[c];
+  }
+}
+
 }  // namespace
 
 void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
@@ -35,6 +52,8 @@ void ssm_conv(const float* x, int64_t n_tok, int64_t channels, int d_conv, const
 
 void ssm_conv_channels(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
                        float* state, float* out, int64_t ch_begin, int64_t ch_end) {
+  if (n_tok == 1 && d_conv == 4)  // Qwen3.5's decode step
+    return ssm_conv_one_token<4>(x, w, state, out, ch_begin, ch_end);
   const int64_t n_state = d_conv - 1;
   // X = [state | x] for each channel: the carried inputs first, then this call's tokens. Per
   // output the sum runs in tap order from 0 in f32, as ggml_compute_forward_ssm_conv_f32.
