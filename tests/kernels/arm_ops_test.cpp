@@ -20,9 +20,9 @@ TEST(ArmOps, NotAnArmBuild) {
 #include <vector>
 
 #include "base/cpu_features.h"
+#include "delta_rule_check.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
-#include "kernels/ref/delta_net.h"
 #include "kernels/ref/ops.h"
 #include "quant/quant.h"
 
@@ -176,39 +176,10 @@ TEST(ArmOps, AttentionOverPairRanges) {
     }
 }
 
-// Tokens at once (over two head ranges) give the bits of one token per call, and stay within
-// reordering of the reference recurrence.
+// A prompt's tokens at once give the bits of one token per call (delta_rule_check.h).
 TEST(ArmOps, DeltaRuleTokensAndHeadRanges) {
   REQUIRE_NEON();
-  for (DeltaNetDims dims : {DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 12},
-                            DeltaNetDims{1, 20, 3, 13}, DeltaNetDims{2, 128, 4, 128}}) {
-    for (int64_t n_tok : {1, 3, 17, 40}) {
-      const std::string at = " d_k " + std::to_string(dims.d_k) + " d_v " +
-                             std::to_string(dims.d_v) + " tokens " + std::to_string(n_tok);
-      const auto qkv = random_floats(dims.conv_dim() * n_tok, 4);
-      std::vector<float> g(dims.n_v * n_tok), beta(g.size());
-      for (size_t i = 0; i < g.size(); ++i) {
-        g[i] = -0.1f - 0.05f * float(i % 7);
-        beta[i] = 0.3f + 0.1f * float(i % 5);
-      }
-      auto s_all = random_floats(dims.state_floats(), 5, 0.2f), s_one = s_all, s_want = s_all;
-      std::vector<float> all(dims.value_dim() * n_tok), one(all.size()), want(all.size());
-      arm::delta_rule__neon(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_all.data(),
-                            all.data(), 0, 1);
-      arm::delta_rule__neon(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_all.data(),
-                            all.data(), 1, dims.n_v);
-      for (int64_t t = 0; t < n_tok; ++t)
-        arm::delta_rule__neon(dims, 1, qkv.data() + t * dims.conv_dim(), g.data() + t * dims.n_v,
-                              beta.data() + t * dims.n_v, 1e-6f, s_one.data(),
-                              one.data() + t * dims.value_dim(), 0, dims.n_v);
-      ASSERT_EQ(all, one);
-      ASSERT_EQ(s_all, s_one);
-      ref::gated_delta_rule_recurrent(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f,
-                                      s_want.data(), want.data());
-      expect_near_rel(all, want, kReorderedRel, "delta out" + at);
-      expect_near_rel(s_all, s_want, kReorderedRel, "delta state" + at);
-    }
-  }
+  testing::check_delta_rule(arm::delta_rule__neon, kReorderedRel);
 }
 
 TEST(ArmOps, TableTakesThemWithNeon) {
