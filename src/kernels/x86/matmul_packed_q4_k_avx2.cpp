@@ -47,8 +47,8 @@ struct ActBlockK {
 static_assert(sizeof(ActBlockK) % (kQK_K / kQK) == 0);
 
 // The 8 rows' 6-bit scales and mins (spec/quants.md §4.1, scales_mins_k4 in
-// gemm_k_quants_tiles.h, one row per 32-bit lane): byte s of lane r of sc[0] / sc[1] is row r's
-// scale of sub-block s / 4 + s; likewise m for the mins.
+// gemm_k_quants_tiles.h, one row per 32-bit lane): byte s of lane r of sc[0] is row r's scale of
+// sub-block s, of sc[1] that of sub-block 4 + s; likewise m for the mins.
 struct Scales {
   __m256i sc[2], m[2];
 };
