@@ -85,18 +85,21 @@ void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float*
         ref::l2_normalized(row + key_dim + int64_t(kh) * d_k, d_k, eps, k[t]);
         decay[t] = std::exp(g[(t0 + t) * dims.n_v + h]);
       }
-      auto rows = [&]<int R>(int j) {
+      for (int j = 0; j < d_v;) {
+        const bool group = j + kRowsAtOnce <= d_v;  // the last d_v % 4 rows one at a time
         for (int t = 0; t < nt; ++t) {
           const int64_t tok = t0 + t;
-          update_rows<Isa, R>(m + int64_t(j) * d_k, d_k, k[t], q[t],
-                              qkv + tok * conv_dim + 2 * key_dim + int64_t(h) * d_v + j, decay[t],
-                              beta[tok * dims.n_v + h], scale,
-                              out + tok * dims.value_dim() + int64_t(h) * d_v + j);
+          float* rows = m + int64_t(j) * d_k;
+          const float* v = qkv + tok * conv_dim + 2 * key_dim + int64_t(h) * d_v + j;
+          float* o = out + tok * dims.value_dim() + int64_t(h) * d_v + j;
+          const float b = beta[tok * dims.n_v + h];
+          if (group)
+            update_rows<Isa, kRowsAtOnce>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
+          else
+            update_rows<Isa, 1>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
         }
-      };
-      int j = 0;
-      for (; j + kRowsAtOnce <= d_v; j += kRowsAtOnce) rows.template operator()<kRowsAtOnce>(j);
-      for (; j < d_v; ++j) rows.template operator()<1>(j);
+        j += group ? kRowsAtOnce : 1;
+      }
     }
   }
 }

@@ -54,26 +54,10 @@ Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n
   return e;
 }
 
-struct PackedQ4K {
-  const PackedMatmul& p;
-  int64_t rows, n;
-  std::vector<uint8_t> w, packed;
-
+// The packed matrix, and the exact value of each output.
+struct PackedQ4K : testing::PackedMatrix {
   PackedQ4K(const KernelTable& table, std::vector<uint8_t> weights, int64_t rows_, int64_t n_)
-      : p(table.matmul[static_cast<uint32_t>(DType::Q4_K)].packed),
-        rows(rows_),
-        n(n_),
-        w(std::move(weights)),
-        packed(w.size()) {
-    p.pack(w.data(), row_bytes(DType::Q4_K, n), rows, n, packed.data());
-  }
-  uint64_t rb() const { return row_bytes(DType::Q4_K, n); }
-  uint64_t act_row() const { return n / kQK * p.act_block_bytes; }
-  std::vector<uint8_t> act(const float* x) const {
-    std::vector<uint8_t> a(act_row());
-    p.quantize(x, a.data(), n);
-    return a;
-  }
+      : PackedMatrix(table, DType::Q4_K, std::move(weights), rows_, n_) {}
   std::vector<uint8_t> q8k(const float* x) const {
     std::vector<uint8_t> a(row_bytes(DType::Q8_K, n));
     ref::quantize_activation(DType::Q8_K, x, a.data(), n);

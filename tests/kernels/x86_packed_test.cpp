@@ -23,29 +23,13 @@ struct ActBlock {
   int8_t qs[kQK];
 };
 
-struct Packed {
-  DType type;
-  const PackedMatmul& p;
+// The packed matrix, and the block-sum model of each output.
+struct Packed : testing::PackedMatrix {
   const MatmulKernel& k;
-  int64_t rows, n;
-  std::vector<uint8_t> w, packed;
 
   Packed(const KernelTable& table, DType t, std::vector<uint8_t> weights, int64_t rows_, int64_t n_)
-      : type(t),
-        p(table.matmul[static_cast<uint32_t>(t)].packed),
-        k(table.matmul[static_cast<uint32_t>(t)]),
-        rows(rows_),
-        n(n_),
-        w(std::move(weights)),
-        packed(w.size()) {
-    p.pack(w.data(), row_bytes(t, n), rows, n, packed.data());
-  }
-  uint64_t act_row() const { return n / kQK * p.act_block_bytes; }
-  std::vector<uint8_t> act(const float* x) const {
-    std::vector<uint8_t> a(act_row());
-    p.quantize(x, a.data(), n);
-    return a;
-  }
+      : PackedMatrix(table, t, std::move(weights), rows_, n_),
+        k(table.matmul[static_cast<uint32_t>(t)]) {}
   // The Q8_0 row the model multiplies with: the standard converter's bytes.
   std::vector<uint8_t> q8_0(const float* x) const {
     std::vector<uint8_t> a(row_bytes(DType::Q8_0, n));
@@ -53,7 +37,7 @@ struct Packed {
     return a;
   }
   float model(int64_t r, const std::vector<uint8_t>& q8) const {
-    return testing::block_sum_order::model(type, w.data() + r * row_bytes(type, n), q8.data(), n);
+    return testing::block_sum_order::model(type, w.data() + r * rb(), q8.data(), n);
   }
 };
 

@@ -8,10 +8,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/cpu_features.h"
 #include "kernels/kernel_table.h"
+#include "quant/blocks.h"
 #include "quant/quant.h"
 
 namespace kz::testing {
@@ -58,5 +60,32 @@ inline std::vector<uint8_t> random_matrix(DType t, int64_t rows, int64_t n, uint
   }
   return m;
 }
+
+// rows x n weights of type t (w, the file's bytes) repacked by the table's PackedMatmul for t,
+// and the kernel's activation rows.
+struct PackedMatrix {
+  DType type;
+  const PackedMatmul& p;
+  int64_t rows, n;
+  std::vector<uint8_t> w, packed;
+
+  PackedMatrix(const KernelTable& table, DType t, std::vector<uint8_t> weights, int64_t rows_,
+               int64_t n_)
+      : type(t),
+        p(table.matmul[static_cast<uint32_t>(t)].packed),
+        rows(rows_),
+        n(n_),
+        w(std::move(weights)),
+        packed(w.size()) {
+    p.pack(w.data(), rb(), rows, n, packed.data());
+  }
+  uint64_t rb() const { return row_bytes(type, n); }
+  uint64_t act_row() const { return n / kQK * p.act_block_bytes; }
+  std::vector<uint8_t> act(const float* x) const {
+    std::vector<uint8_t> a(act_row());
+    p.quantize(x, a.data(), n);
+    return a;
+  }
+};
 
 }  // namespace kz::testing
