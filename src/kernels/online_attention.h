@@ -18,7 +18,7 @@
 // Isa supplies, for its vector type V of 8 f32 lanes:
 //   V zero(); V splat(float); V load(const float*); void store(float*, V);
 //   V add(V a, V b); V mul(V a, V b); V fma(V a, V b, V c);  // a + b * c, fused
-//   float hsum(V);                                            // x86/simd_avx2.h's order
+//   void hsum4(const V* a, float* out);  // out[j] = a[j]'s lane sum (x86/simd_avx2.h's order)
 //   V load_f16(const uint16_t*); V load_i8(const int8_t*); float half(uint16_t);
 //   void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector exp)
 #pragma once
@@ -77,11 +77,13 @@ inline const BlockQ8_0* q8_0_block(const uint8_t* row, int i) {
 }
 
 // s[h * kKeyBlock + n] = q_h . k_n for G query heads q_h = q + h * d and NK key rows
-// k_n = k + n * k_row: two vector accumulators per pair (even and odd 8-lane steps), then the
-// horizontal sum, then any lanes past the last multiple of 8. The NK keys interleave only to
-// give the core independent chains of fused multiply-adds; each pair's operations are the same.
+// k_n = k + n * k_row (G * NK <= 4): two vector accumulators per pair (even and odd 8-lane
+// steps), then the horizontal sums of the 4 pairs together, then any lanes past the last
+// multiple of 8. The NK keys interleave only to give the core independent chains of fused
+// multiply-adds; each pair's operations are the same whatever G and NK are.
 template <class Isa, DType T, int G, int NK>
 void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
+  static_assert(G * NK <= 4);
   using V = typename Isa::V;
   V a0[NK][G], a1[NK][G];
   for (int n = 0; n < NK; ++n)
@@ -120,12 +122,17 @@ void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
       i += 8;
     }
   }
+  V pair[4] = {Isa::zero(), Isa::zero(), Isa::zero(), Isa::zero()};
+  for (int n = 0; n < NK; ++n)
+    for (int h = 0; h < G; ++h) pair[n * G + h] = Isa::add(a0[n][h], a1[n][h]);
+  float r[4];
+  Isa::hsum4(pair, r);
   for (int n = 0; n < NK; ++n)
     for (int h = 0; h < G; ++h) {
-      float r = Isa::hsum(Isa::add(a0[n][h], a1[n][h]));
+      float sum = r[n * G + h];
       if constexpr (T != DType::Q8_0)
-        for (int l = i; l < d; ++l) r += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
-      s[h * kKeyBlock + n] = r;
+        for (int l = i; l < d; ++l) sum += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
+      s[h * kKeyBlock + n] = sum;
     }
 }
 
@@ -189,15 +196,24 @@ void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, ui
 
 // Adds keys and values [j0, j0 + nb) (nb <= kKeyBlock) of one KV head to the online softmax of
 // G of its query heads (q_h = q + h * d; their accumulators are contiguous from hs[0].acc).
+// Prefetches keys and values [fetch_begin, fetch_end) a few rows before each dot product, so
+// that the loads in flight are spread over the block's work.
 template <class Isa, DType K, DType V, int G>
 void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
-                  uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState* hs) {
+                  uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState* hs,
+                  int64_t fetch_begin, int64_t fetch_end) {
   // Keys a dot product takes at once: enough independent accumulators (2 x G x NK) for the
   // core's multiply-add units, few enough for the registers.
-  constexpr int NK = G == 1 ? 4 : G == 2 ? 2 : 1;
+  constexpr int NK = 4 / G;
   alignas(32) float s[G * kKeyBlock];
   int j = 0;
-  for (; j + NK <= nb; j += NK) dot<Isa, K, G, NK>(q, k + (j0 + j) * k_row, k_row, d, s + j);
+  for (; j + NK <= nb; j += NK) {
+    const int64_t f0 = std::min(fetch_end, fetch_begin + j);
+    const int64_t f1 = j + NK < nb ? std::min(fetch_end, f0 + NK) : fetch_end;
+    prefetch(k + f0 * k_row, k + f1 * k_row);
+    prefetch(v + f0 * v_row, v + f1 * v_row);
+    dot<Isa, K, G, NK>(q, k + (j0 + j) * k_row, k_row, d, s + j);
+  }
   for (; j < nb; ++j) dot<Isa, K, G, 1>(q, k + (j0 + j) * k_row, k_row, d, s + j);
   float c[G];
   for (int h = 0; h < G; ++h) {
@@ -246,24 +262,22 @@ void sweep(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, floa
       const int n = std::min({kMaxGroupStep, h1 - h, (kv_head + 1) * group - h});
       const uint8_t* kh = kv.k_row(kv_head, 0);
       const uint8_t* vh = kv.v_row(kv_head, 0);
-      if (h == h0 || h % group == 0) {
-        prefetch(kh + fetch_begin * k_row, kh + fetch_end * k_row);
-        prefetch(vh + fetch_begin * v_row, vh + fetch_end * v_row);
-      }
+      const bool fetch = h == h0 || h % group == 0;
+      const int64_t f0 = fetch ? fetch_begin : 0, f1 = fetch ? fetch_end : 0;
       const float* qh = qt + h * d;
       HeadState* hs = heads + (h - h0);
       switch (n) {
         case 4:
-          attend_block<Isa, K, V, 4>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          attend_block<Isa, K, V, 4>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs, f0, f1);
           break;
         case 3:
-          attend_block<Isa, K, V, 3>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          attend_block<Isa, K, V, 3>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs, f0, f1);
           break;
         case 2:
-          attend_block<Isa, K, V, 2>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          attend_block<Isa, K, V, 2>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs, f0, f1);
           break;
         default:
-          attend_block<Isa, K, V, 1>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs);
+          attend_block<Isa, K, V, 1>(qh, kh, vh, k_row, v_row, j0, nb, d, scale, hs, f0, f1);
       }
       h += n;
     }
