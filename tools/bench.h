@@ -2,6 +2,7 @@
 // multi-turn conversation replay.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,13 @@ struct Stat {
   double mean = 0, sd = 0;
 };
 
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
 inline Stat stat_of(const std::vector<double>& v) {
   Stat s;
   if (v.empty()) return s;
@@ -23,7 +31,8 @@ inline Stat stat_of(const std::vector<double>& v) {
   return s;
 }
 
-// Best-of-3 read bandwidth of a buffer far larger than the caches, in bytes per second.
+// Best-of-3 read bandwidth of a buffer far larger than the caches (256 MiB, allocated for the
+// call), in bytes per second.
 double measure_read_bandwidth(int n_threads);
 
 struct ChatReplayResult {

@@ -9,7 +9,7 @@
 namespace kz::cli {
 
 double measure_read_bandwidth(int n_threads) {
-  const size_t n = size_t(512) << 20 >> 3;  // 512 MiB of uint64
+  const size_t n = size_t(256) << 20 >> 3;  // 256 MiB of uint64
   std::vector<uint64_t> buf(n, 1);
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {

@@ -84,7 +84,9 @@ int cmd_bench(int argc, char** argv) {
   p.add("-r,--repetitions", "N", "runs per test (default 5)", &reps);
   p.add("-d,--depth", "LIST", "context depths, comma-separated (default 0)", &depth_text);
   p.add("-o,--output", "FMT", "md, json or csv (default md)", &output);
-  p.add_switch("--roofline", "measure read bandwidth; report tg as % of the bound", &roofline);
+  p.add_switch("--roofline",
+               "measure read bandwidth before each tg run; report tg as % of the bound (median)",
+               &roofline);
   p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)", &profile);
   p.add("--chat", "TURNS", "replay a conversation of TURNS turns (TTFT per turn)", &chat_turns);
   p.add("--chat-tokens", "N", "tokens per user turn in --chat (default 200)", &chat_tokens);
@@ -107,7 +109,7 @@ int cmd_bench(int argc, char** argv) {
     depths.push_back(d);
   }
   const int threads = engine.resolved_threads();
-  const double bandwidth = roofline ? measure_read_bandwidth(threads) : 0;
+  std::vector<double> bandwidths;  // one probe before each timed tg run (--roofline)
 
   std::vector<Row> rows;
   for (const auto& path : models) {
@@ -158,23 +160,30 @@ int cmd_bench(int argc, char** argv) {
         rows.push_back(row);
       }
       if (n_gen > 0) {
-        std::vector<double> speed;
+        // The roofline of each run is measured just before it, so that the ratio follows the
+        // bandwidth this shared machine gives at the time; the row reports the median ratio.
+        std::vector<double> speed, roofline_pct;
         const auto gen = bench_tokens(n_gen, model->info().n_vocab);
+        const double bytes = decode_bytes(*model, st, depth + n_gen / 2);
         for (int r = 0; r < reps + 1; ++r) {
+          const double bandwidth = roofline && r > 0 ? measure_read_bandwidth(threads) : 0;
           start_at_depth();
           profiled.times().clear();
           Timer t;
           for (int i = 0; i < n_gen; ++i)
             model->eval(be, st, scratch, std::span(&gen[i], 1), false, logits);
-          if (r > 0) speed.push_back(n_gen / t.seconds());
+          if (r == 0) continue;
+          speed.push_back(n_gen / t.seconds());
+          if (roofline) {
+            bandwidths.push_back(bandwidth);
+            roofline_pct.push_back(100.0 * speed.back() * bytes / bandwidth);
+          }
         }
         if (profile) print_profile(("decode " + base.model + at).c_str(), profiled.times());
         Row row = base;
         row.test = "tg" + std::to_string(n_gen) + at;
         row.tok_s = stat_of(speed);
-        if (roofline)
-          row.extra =
-              100.0 * row.tok_s.mean / (bandwidth / decode_bytes(*model, st, depth + n_gen / 2));
+        if (roofline) row.extra = median_of(roofline_pct);
         rows.push_back(row);
       }
     }
@@ -218,7 +227,9 @@ int cmd_bench(int argc, char** argv) {
                   r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
                   r.extra > 0 ? std::to_string(r.extra).substr(0, 7).c_str() : "-");
     std::printf("\npeak RSS %.1f MiB | isa: %s | op filter: none", peak_mib, kernels.c_str());
-    if (roofline) std::printf(" | read bandwidth %.2f GB/s", bandwidth / 1e9);
+    if (!bandwidths.empty())
+      std::printf(" | read bandwidth %.2f GB/s (median of %zu probes)", median_of(bandwidths) / 1e9,
+                  bandwidths.size());
     std::printf("\n");
   }
 
