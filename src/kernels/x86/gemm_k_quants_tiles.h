@@ -169,6 +169,7 @@ inline void tile_k(const uint8_t* w_row, const uint8_t* act, uint64_t act_row_by
   typename W::Acc acc[NT];
   const auto* x = reinterpret_cast<const typename W::Block*>(w_row);
   for (int64_t i = 0; i < n_super; ++i) {
+    if constexpr (NT == 1) prefetch_weights_ahead(x + i, sizeof(x[i]));
     UnpackedK u;
     W::unpack(x[i], u);
     for (int t = 0; t < NT; ++t)

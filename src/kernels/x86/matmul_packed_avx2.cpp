@@ -120,6 +120,7 @@ struct Tiles {
     __m256 acc[NT];
     for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
+      if constexpr (NT == 1) prefetch_weights_ahead(w + b, sizeof(Packed));
       const ActBlock* a[NT];
       for (int t = 0; t < NT; ++t)
         a[t] = reinterpret_cast<const ActBlock*>(act + t * act_row_bytes) + b;

@@ -17,6 +17,15 @@ inline float hsum_f32x8(__m256 x) {
   return _mm_cvtss_f32(r);
 }
 
+// A one-token product reads each weight once, a contiguous range per thread that the hardware
+// prefetchers lose at every 4 KB page; its kernels fetch the bytes of the block
+// kWeightPrefetchBytes on as they read one (docs/benchmarks.md, "Weight prefetch").
+constexpr int kWeightPrefetchBytes = 2048;
+inline void prefetch_weights_ahead(const void* block, size_t bytes) {
+  const char* p = static_cast<const char*>(block) + kWeightPrefetchBytes;
+  for (size_t i = 0; i < bytes; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+}
+
 inline float hsum_f32x4(__m128 r) {
   r = _mm_add_ps(r, _mm_movehl_ps(r, r));
   r = _mm_add_ss(r, _mm_movehdup_ps(r));
