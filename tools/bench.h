@@ -31,9 +31,18 @@ inline Stat stat_of(const std::vector<double>& v) {
   return s;
 }
 
-// Best-of-3 read bandwidth of a buffer far larger than the caches (256 MiB, allocated for the
-// call), in bytes per second.
-double measure_read_bandwidth(int n_threads);
+// The read bandwidth of this machine: the best of 5 passes over a buffer far larger than the
+// caches, in bytes per second. The buffer is made once and stays resident (bytes()), so that
+// a peak RSS measured while probing can leave it out exactly.
+class BandwidthProbe {
+ public:
+  BandwidthProbe();
+  double measure(int n_threads) const;
+  size_t bytes() const { return buf_.size() * sizeof(uint64_t); }
+
+ private:
+  std::vector<uint64_t> buf_;  // 256 MiB
+};
 
 struct ChatReplayResult {
   std::vector<int64_t> prompt_tokens;    // per turn

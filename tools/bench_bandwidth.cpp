@@ -8,11 +8,13 @@
 
 namespace kz::cli {
 
-double measure_read_bandwidth(int n_threads) {
-  const size_t n = size_t(256) << 20 >> 3;  // 256 MiB of uint64
-  std::vector<uint64_t> buf(n, 1);
+BandwidthProbe::BandwidthProbe() : buf_(size_t(256) << 20 >> 3, 1) {}
+
+double BandwidthProbe::measure(int n_threads) const {
+  const std::vector<uint64_t>& buf = buf_;
+  const size_t n = buf.size();
   double best = 0;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {
     std::vector<uint64_t> sums(n_threads);
     Timer t;
     std::vector<std::thread> threads;

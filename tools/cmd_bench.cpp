@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "backend/factory.h"
@@ -110,6 +111,8 @@ int cmd_bench(int argc, char** argv) {
   }
   const int threads = engine.resolved_threads();
   std::vector<double> bandwidths;  // one probe before each timed tg run (--roofline)
+  const std::unique_ptr<BandwidthProbe> probe =
+      roofline ? std::make_unique<BandwidthProbe>() : nullptr;
 
   std::vector<Row> rows;
   for (const auto& path : models) {
@@ -166,7 +169,7 @@ int cmd_bench(int argc, char** argv) {
         const auto gen = bench_tokens(n_gen, model->info().n_vocab);
         const double bytes = decode_bytes(*model, st, depth + n_gen / 2);
         for (int r = 0; r < reps + 1; ++r) {
-          const double bandwidth = roofline && r > 0 ? measure_read_bandwidth(threads) : 0;
+          const double bandwidth = probe && r > 0 ? probe->measure(threads) : 0;
           start_at_depth();
           profiled.times().clear();
           Timer t;
@@ -191,7 +194,8 @@ int cmd_bench(int argc, char** argv) {
 
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const double peak_mib = double(usage.ru_maxrss) / 1024.0;
+  const double probe_kib = probe ? double(probe->bytes()) / 1024.0 : 0;  // resident throughout
+  const double peak_mib = (double(usage.ru_maxrss) - probe_kib) / 1024.0;
   const std::string kernels = kernel_table().isa;
   if (output == "json") {
     std::printf("[\n");
