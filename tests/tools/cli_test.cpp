@@ -138,6 +138,21 @@ TEST(Cli, KvCacheTypes) {
       << q8.out;
 }
 
+TEST(Cli, BenchRooflineProbesEachRunAndLeavesItsBufferOutOfPeakRss) {
+  const CliResult r = kazeia("bench -m " + kTiny35 + " -p 0 -n 4 -r 3 --roofline");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GB/s (median of 3 probes)"), std::string::npos) << r.out;
+  // The tg row's last column: the median % of the roofline, positive.
+  const size_t row = r.out.find("| tg4 |");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const size_t last = r.out.rfind('|', r.out.find('\n', row) - 2);
+  EXPECT_GT(std::stod(r.out.substr(last + 1)), 0.0) << r.out;
+  // A tiny model's peak RSS is far below the probe's resident 256 MiB, which is left out.
+  const size_t peak = r.out.find("peak RSS ");
+  ASSERT_NE(peak, std::string::npos) << r.out;
+  EXPECT_LT(std::stod(r.out.substr(peak + 9)), 200.0) << r.out;
+}
+
 TEST(Cli, HelpOnEveryCommand) {
   for (const char* c :
        {"run", "chat", "inspect", "tokenize", "logits", "mkmodel", "perplexity", "bench"}) {
