@@ -18,7 +18,7 @@
 // Isa supplies, for its vector type V of 8 f32 lanes:
 //   V zero(); V splat(float); V load(const float*); void store(float*, V);
 //   V add(V a, V b); V mul(V a, V b); V fma(V a, V b, V c);  // a + b * c, fused
-//   void hsum4(const V* a, float* out);  // out[j] = a[j]'s lane sum (x86/simd_avx2.h's order)
+//   float hsum(V);                                            // x86/simd_avx2.h's order
 //   V load_f16(const uint16_t*); V load_i8(const int8_t*); float half(uint16_t);
 //   void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector exp)
 #pragma once
@@ -77,13 +77,11 @@ inline const BlockQ8_0* q8_0_block(const uint8_t* row, int i) {
 }
 
 // s[h * kKeyBlock + n] = q_h . k_n for G query heads q_h = q + h * d and NK key rows
-// k_n = k + n * k_row (G * NK <= 4): two vector accumulators per pair (even and odd 8-lane
-// steps), then the horizontal sums of the 4 pairs together, then any lanes past the last
-// multiple of 8. The NK keys interleave only to give the core independent chains of fused
-// multiply-adds; each pair's operations are the same whatever G and NK are.
+// k_n = k + n * k_row: two vector accumulators per pair (even and odd 8-lane steps), then the
+// horizontal sum, then any lanes past the last multiple of 8. The NK keys interleave only to
+// give the core independent chains of fused multiply-adds; each pair's operations are the same.
 template <class Isa, DType T, int G, int NK>
 void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
-  static_assert(G * NK <= 4);
   using V = typename Isa::V;
   V a0[NK][G], a1[NK][G];
   for (int n = 0; n < NK; ++n)
@@ -122,17 +120,12 @@ void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
       i += 8;
     }
   }
-  V pair[4] = {Isa::zero(), Isa::zero(), Isa::zero(), Isa::zero()};
-  for (int n = 0; n < NK; ++n)
-    for (int h = 0; h < G; ++h) pair[n * G + h] = Isa::add(a0[n][h], a1[n][h]);
-  float r[4];
-  Isa::hsum4(pair, r);
   for (int n = 0; n < NK; ++n)
     for (int h = 0; h < G; ++h) {
-      float sum = r[n * G + h];
+      float r = Isa::hsum(Isa::add(a0[n][h], a1[n][h]));
       if constexpr (T != DType::Q8_0)
-        for (int l = i; l < d; ++l) sum += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
-      s[h * kKeyBlock + n] = sum;
+        for (int l = i; l < d; ++l) r += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
+      s[h * kKeyBlock + n] = r;
     }
 }
 
@@ -204,7 +197,7 @@ void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k
                   int64_t fetch_begin, int64_t fetch_end) {
   // Keys a dot product takes at once: enough independent accumulators (2 x G x NK) for the
   // core's multiply-add units, few enough for the registers.
-  constexpr int NK = 4 / G;
+  constexpr int NK = G == 1 ? 4 : G == 2 ? 2 : 1;
   alignas(32) float s[G * kKeyBlock];
   int j = 0;
   for (; j + NK <= nb; j += NK) {

@@ -25,9 +25,6 @@ struct NeonVec8 {
   static V mul(V a, V b) { return {vmulq_f32(a.lo, b.lo), vmulq_f32(a.hi, b.hi)}; }
   static V fma(V a, V b, V c) { return {vfmaq_f32(a.lo, b.lo, c.lo), vfmaq_f32(a.hi, b.hi, c.hi)}; }
   static float hsum(V x) { return hsum8(x); }
-  static void hsum4(const V* a, float* out) {
-    for (int j = 0; j < 4; ++j) out[j] = hsum8(a[j]);
-  }
 };
 
 }  // namespace
