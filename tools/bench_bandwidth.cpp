@@ -23,10 +23,11 @@ double BandwidthProbe::measure(int n_threads) const {
         const size_t b = n * i / n_threads, e = n * (i + 1) / n_threads;
         // A cache line (8 values) per step, fetched 2 KB ahead as the decode kernels fetch
         // their weights: without it the hardware prefetchers stall at every 4 KB page, and the
-        // probe reads slower than decode does (docs/benchmarks.md, "Weight prefetch").
+        // probe reads slower than decode does (docs/benchmarks.md, "Prefetching weights and
+        // K/V ahead").
         uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         for (size_t k = b; k + 8 <= e; k += 8) {
-          __builtin_prefetch(&buf[k] + 256);
+          __builtin_prefetch(buf.data() + std::min(k + 256, n - 1));
           s0 += buf[k] + buf[k + 4], s1 += buf[k + 1] + buf[k + 5];
           s2 += buf[k + 2] + buf[k + 6], s3 += buf[k + 3] + buf[k + 7];
         }

@@ -19,11 +19,14 @@ inline float hsum_f32x8(__m256 x) {
 
 // A one-token product reads each weight once, a contiguous range per thread that the hardware
 // prefetchers lose at every 4 KB page; its kernels fetch the bytes of the block
-// kWeightPrefetchBytes on as they read one (docs/benchmarks.md, "Weight prefetch").
+// kWeightPrefetchBytes on as they read one (docs/benchmarks.md, "Prefetching weights and K/V
+// ahead"). Near the end of the weights the address lies past them: a prefetch never faults,
+// and the address is formed as an integer, not by pointer arithmetic past the array.
 constexpr int kWeightPrefetchBytes = 2048;
 inline void prefetch_weights_ahead(const void* block, size_t bytes) {
-  const char* p = static_cast<const char*>(block) + kWeightPrefetchBytes;
-  for (size_t i = 0; i < bytes; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(block) + kWeightPrefetchBytes;
+  for (size_t i = 0; i < bytes; i += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(p + i), _MM_HINT_T0);
 }
 
 inline float hsum_f32x4(__m128 r) {
