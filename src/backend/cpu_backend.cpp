@@ -182,10 +182,10 @@ void CpuBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const
     return ref::gated_delta_rule_recurrent(dims, n_tok, qkv, g, beta, eps, state, out);
   }
   // With a vectorized recurrence, prefill runs it token by token too (the kernel takes the
-  // tokens in tiles, each state row through a tile while it is in cache): measured 79 us per
-  // token and Qwen3.5-0.8B layer against 650 us for the scalar chunked form
-  // (docs/benchmarks.md), and it is what the reference implementation runs for prompts
-  // (spec/qwen35.md §8.7). Each thread owns a range of value heads for the whole prompt.
+  // tokens in tiles, each state row through a tile while it is in cache): 79 us per token and
+  // Qwen3.5-0.8B layer against 650 us for the scalar chunked form when first measured, faster
+  // since (docs/benchmarks.md, BM_DeltaRule), and it is what the reference implementation runs for
+  // prompts (spec/qwen35.md §8.7). Each thread owns a range of value heads for the whole prompt.
   split(dims.n_v, 1, dims.state_floats() * 4 * n_tok, [&](int64_t b, int64_t e) {
     f(dims, n_tok, qkv, g, beta, eps, state, out, int(b), int(e));
   });
