@@ -1,14 +1,18 @@
-// The packed Q4_0 / Q8_0 kernels (kernel_table.h: PackedMatmul; x86/matmul_packed_avx2.cpp):
-// their activation blocks carry the reference converter's quants, every output follows the
-// block-sum order of testing/block_sum_order_model.h bit for bit, and gemm equals gemv.
+// The packed Q4_0 / Q8_0 kernels (kernel_table.h: PackedMatmul; x86/packed_q8_0_blocks.h) of
+// the AVX2 and AVX-512 VNNI tables, and the VNNI kernels with their instruction emulated in AVX2
+// (x86_dpbusd_emulated.h), which run wherever AVX2 does: their activation blocks carry the
+// reference converter's quants, every output follows the block-sum order of
+// testing/block_sum_order_model.h bit for bit, and gemm equals gemv.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "base/half.h"
 #include "quant/blocks.h"
 #include "testing/block_sum_order_model.h"
+#include "x86_dpbusd_emulated.h"
 #include "x86_test_util.h"
 
 namespace kz {
@@ -16,12 +20,46 @@ namespace {
 
 using testing::X86Level;
 
-// The packed activation block: the Q8_0 scale as f32, 8 times the quants' sum, the quants.
+// The packed activation block: the Q8_0 scale as f32, the weights' zero point times the quants'
+// sum, the quants.
 struct ActBlock {
   float d;
-  int32_t sum8;
+  int32_t offset;
   int8_t qs[kQK];
 };
+
+enum class Variant { kAvx2, kAvx512Vnni, kDpbusdEmulated };
+
+const char* variant_name(Variant v) {
+  return v == Variant::kAvx2         ? "avx2"
+         : v == Variant::kAvx512Vnni ? "avx512vnni"
+                                     : "dpbusd_emulated";
+}
+
+// The kernel table of a variant, or nullopt when the CPU lacks its ISA. The emulated variant is
+// the AVX2 table with the emulated VNNI packed kernels for Q4_0 and Q8_0.
+std::optional<KernelTable> table_for(Variant v) {
+  const auto f =
+      testing::features_for(v == Variant::kAvx512Vnni ? X86Level::kAvx512Vnni : X86Level::kAvx2);
+  if (!f) return std::nullopt;
+  KernelTable table = build_kernel_table(*f);
+  if (v == Variant::kDpbusdEmulated)
+    for (DType t : {DType::Q4_0, DType::Q8_0})
+      table.matmul[static_cast<uint32_t>(t)].packed = testing::dpbusd_emulated_packed(t);
+  return table;
+}
+
+#define KZ_VARIANT_TABLE_OR_SKIP(variant, table)                             \
+  const auto table##_or = table_for(variant);                                \
+  if (!table##_or) GTEST_SKIP() << "no " << variant_name(variant) << " ISA"; \
+  const KernelTable& table = *table##_or
+
+// What the activation blocks' offset multiplies the quants' sum by: the zero point of the
+// packed weights (Q8_0 is stored unsigned for the dot-product instruction; AVX2's signed Q8_0
+// ignores the offset and shares Q4_0's converter).
+int32_t zero_point(Variant v, DType t) {
+  return t == DType::Q8_0 && v != Variant::kAvx2 ? 128 : 8;
+}
 
 // The packed matrix, and the block-sum model of each output.
 struct Packed : testing::PackedMatrix {
@@ -41,32 +79,47 @@ struct Packed : testing::PackedMatrix {
   }
 };
 
-class X86Packed : public ::testing::TestWithParam<X86Level> {};
+class X86Packed : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(X86Packed, TableHasTheVariantsKernels) {
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  const char* isa = GetParam() == Variant::kAvx2         ? " avx2"
+                    : GetParam() == Variant::kAvx512Vnni ? " avx512vnni"
+                                                         : " dpbusd-emulated";
+  for (DType t : {DType::Q4_0, DType::Q8_0})
+    EXPECT_NE(std::string(table.matmul[static_cast<uint32_t>(t)].packed.name).find(isa),
+              std::string::npos)
+        << dtype_name(t) << ": " << table.matmul[static_cast<uint32_t>(t)].packed.name;
+}
 
 TEST_P(X86Packed, ActivationBlocksCarryTheConverterQuantsAndSums) {
-  KZ_TABLE_OR_SKIP(GetParam(), table);
-  const PackedMatmul& p = table.matmul[static_cast<uint32_t>(DType::Q4_0)].packed;
-  ASSERT_EQ(p.act_block_bytes, sizeof(ActBlock));
-  for (int64_t n : {32, 96, 4128}) {
-    const auto x = testing::random_floats(n, uint32_t(n), 3.0f);
-    std::vector<uint8_t> a(n / kQK * sizeof(ActBlock)), q(row_bytes(DType::Q8_0, n));
-    p.quantize(x.data(), a.data(), n);
-    table.matmul[static_cast<uint32_t>(DType::Q4_0)].quantize(x.data(), q.data(), n);
-    for (int64_t b = 0; b < n / kQK; ++b) {
-      ActBlock ab;
-      std::memcpy(&ab, a.data() + b * sizeof(ActBlock), sizeof ab);
-      const auto& qb = reinterpret_cast<const BlockQ8_0*>(q.data())[b];
-      EXPECT_EQ(ab.d, fp16_to_fp32(qb.d)) << "n=" << n << " block " << b;
-      EXPECT_EQ(std::memcmp(ab.qs, qb.qs, kQK), 0) << "n=" << n << " block " << b;
-      int32_t sum = 0;
-      for (int8_t v : qb.qs) sum += v;
-      EXPECT_EQ(ab.sum8, 8 * sum) << "n=" << n << " block " << b;
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  for (DType t : {DType::Q4_0, DType::Q8_0}) {
+    const PackedMatmul& p = table.matmul[static_cast<uint32_t>(t)].packed;
+    ASSERT_EQ(p.act_block_bytes, sizeof(ActBlock));
+    for (int64_t n : {32, 96, 4128}) {
+      const auto x = testing::random_floats(n, uint32_t(n), 3.0f);
+      std::vector<uint8_t> a(n / kQK * sizeof(ActBlock)), q(row_bytes(DType::Q8_0, n));
+      p.quantize(x.data(), a.data(), n);
+      table.matmul[static_cast<uint32_t>(t)].quantize(x.data(), q.data(), n);
+      for (int64_t b = 0; b < n / kQK; ++b) {
+        SCOPED_TRACE(std::string(dtype_name(t)) + " n=" + std::to_string(n) + " block " +
+                     std::to_string(b));
+        ActBlock ab;
+        std::memcpy(&ab, a.data() + b * sizeof(ActBlock), sizeof ab);
+        const auto& qb = reinterpret_cast<const BlockQ8_0*>(q.data())[b];
+        EXPECT_EQ(ab.d, fp16_to_fp32(qb.d));
+        EXPECT_EQ(std::memcmp(ab.qs, qb.qs, kQK), 0);
+        int32_t sum = 0;
+        for (int8_t v : qb.qs) sum += v;
+        EXPECT_EQ(ab.offset, zero_point(GetParam(), t) * sum);
+      }
     }
   }
 }
 
 TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
-  KZ_TABLE_OR_SKIP(GetParam(), table);
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     ASSERT_EQ(table.matmul[static_cast<uint32_t>(t)].packed.rows, 8);
     for (int64_t rows : {8, 16, 40}) {
@@ -111,7 +164,7 @@ TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
 // Extreme quants: no int16 pair sum may saturate (Q8_0 weights of -128 and activations of
 // +-127; Q4_0 nibbles of 0 and 15), which the random rows above never reach.
 TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
-  KZ_TABLE_OR_SKIP(GetParam(), table);
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   const int64_t rows = 8, n = 64;
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     std::vector<uint8_t> w(row_bytes(t, n) * rows);
@@ -137,9 +190,10 @@ TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, X86Packed,
-                         ::testing::Values(X86Level::kAvx2, X86Level::kAvx512Vnni),
-                         [](const auto& info) { return testing::level_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Variants, X86Packed,
+                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
+                                           Variant::kDpbusdEmulated),
+                         [](const auto& info) { return variant_name(info.param); });
 
 }  // namespace
 }  // namespace kz

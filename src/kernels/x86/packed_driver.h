@@ -1,4 +1,4 @@
-// What the packed matrix-product kernels (matmul_packed_avx2.cpp, matmul_packed_q4_k_avx2.cpp)
+// What the packed matrix-product kernels (packed_q8_0_blocks.h, matmul_packed_q4_k_avx2.cpp)
 // share: groups of 8 interleaved rows, and gemv / gemm (PackedMatmul's signatures) driving a
 // kernel's tile over them. A kernel K supplies K::Packed (one block of a group: the 8 rows'
 // kBlock elements), K::kBlock and

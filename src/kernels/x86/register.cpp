@@ -7,7 +7,8 @@
 //                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
-//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni (same bits as __avx2)
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni, and their packed forms with
+//                  vpdpbusd (matmul_packed_avx512vnni.cpp); the same bits as __avx2
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
@@ -54,9 +55,10 @@ void add_avx2(KernelTable& t) {
   set(t, DType::Q6_K, gemv_q6_K_q8_K__avx2, gemm_q6_K_q8_K_4x1__avx2, "q6_K_q8_K avx2");
   for (MatmulKernel& k : t.matmul)
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
-  set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_sum__avx2, kPackedActBlockBytes,
+  // Signed Q8_0 ignores the activations' offset; it shares Q4_0's converter.
+  set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
              gemv_q4_0x8_q8_0__avx2, gemm_q4_0x8_q8_0__avx2, "q4_0x8_q8_0 avx2");
-  set_packed(t, DType::Q8_0, pack_q8_0_x8, quantize_q8_0_sum__avx2, kPackedActBlockBytes,
+  set_packed(t, DType::Q8_0, pack_q8_0_x8, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
              gemv_q8_0x8_q8_0__avx2, gemm_q8_0x8_q8_0__avx2, "q8_0x8_q8_0 avx2");
   set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
              gemv_q4_Kx8_q8_K__avx2, gemm_q4_Kx8_q8_K__avx2, "q4_Kx8_q8_K avx2");
@@ -69,6 +71,11 @@ void add_avx512vnni(KernelTable& t) {
       "q4_0_q8_0 avx512vnni");
   set(t, DType::Q8_0, gemv_q8_0_q8_0__avx512vnni, gemm_q8_0_q8_0_4x2__avx512vnni,
       "q8_0_q8_0 avx512vnni");
+  set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
+             gemv_q4_0x8_q8_0__avx512vnni, gemm_q4_0x8_q8_0__avx512vnni, "q4_0x8_q8_0 avx512vnni");
+  set_packed(t, DType::Q8_0, pack_q8_0u_x8, quantize_q8_0_zp128__avx2, kPackedActBlockBytes,
+             gemv_q8_0ux8_q8_0__avx512vnni, gemm_q8_0ux8_q8_0__avx512vnni,
+             "q8_0ux8_q8_0 avx512vnni");
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+// AVX-512 VNNI Q4_0 / Q8_0 matrix products over weights repacked into groups of 8 interleaved
+// rows: the packed AVX2 kernels (matmul_packed_avx2.cpp) with each 4-byte dot product one
+// vpdpbusd (256-bit, AVX512VL; packed_q8_0_dpbusd.h). Q8_0's quants are packed as unsigned bytes
+// (+128), so its activation blocks carry 128 times their sums. The same bits as the AVX2 kernels.
+#include <immintrin.h>
+
+#include "kernels/x86/kernels_avx2.h"
+#include "kernels/x86/packed_q8_0_dpbusd.h"
+
+namespace kz::x86 {
+namespace {
+
+using namespace packed;
+
+struct Vpdpbusd {
+  static __m256i dpbusd(__m256i acc, __m256i u, __m256i s) {
+    return _mm256_dpbusd_epi32(acc, u, s);
+  }
+};
+
+}  // namespace
+
+void pack_q8_0u_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  pack<Q8_0UnsignedLayout>(w, row_bytes, n_rows, n, dst);
+}
+void gemv_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, int64_t n, float* y) {
+  packed::gemv<Tiles<Q4_0Dpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
+                                  float* y, int64_t y_stride) {
+  packed::gemm<Tiles<Q4_0Dpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y,
+                                            y_stride);
+}
+void gemv_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, int64_t n, float* y) {
+  packed::gemv<Tiles<Q8_0UnsignedDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, uint64_t act_row_bytes, int64_t n_tok,
+                                   int64_t n, float* y, int64_t y_stride) {
+  packed::gemm<Tiles<Q8_0UnsignedDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok,
+                                                    n, y, y_stride);
+}
+
+}  // namespace kz::x86

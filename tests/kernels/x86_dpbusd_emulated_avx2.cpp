@@ -1,0 +1,64 @@
+#include "x86_dpbusd_emulated.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "kernels/x86/kernels_avx2.h"
+#include "kernels/x86/packed_q8_0_dpbusd.h"
+#endif
+
+namespace kz::testing {
+
+#if defined(__x86_64__)
+namespace {
+
+using namespace x86::packed;
+
+// vpdpbusd in AVX2: even and odd bytes widened to int16 (unsigned u, signed s), their products
+// summed in pairs to int32 by madd. Every product and sum is exact, as the instruction's.
+struct DpbusdEmulated {
+  static __m256i dpbusd(__m256i acc, __m256i u, __m256i s) {
+    const __m256i u_even = _mm256_and_si256(u, _mm256_set1_epi16(0x00FF));
+    const __m256i u_odd = _mm256_srli_epi16(u, 8);
+    const __m256i s_even = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8);
+    const __m256i s_odd = _mm256_srai_epi16(s, 8);
+    return _mm256_add_epi32(
+        acc, _mm256_add_epi32(_mm256_madd_epi16(u_even, s_even), _mm256_madd_epi16(u_odd, s_odd)));
+  }
+};
+
+template <class W>
+PackedMatmul emulated(const char* name, decltype(PackedMatmul::quantize) quantize) {
+  PackedMatmul p;
+  p.rows = kRows;
+  p.pack = pack<W>;
+  p.quantize = quantize;
+  p.act_block_bytes = sizeof(ActBlock);
+  p.gemv = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
+              float* y) { gemv<Tiles<W>>(w, row_bytes, n_rows, act, n, y); };
+  p.gemm = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
+              uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
+    gemm<Tiles<W>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  };
+  p.name = name;
+  return p;
+}
+
+}  // namespace
+
+PackedMatmul dpbusd_emulated_packed(DType t) {
+  if (t == DType::Q4_0)
+    return emulated<Q4_0Dpbusd<DpbusdEmulated>>("q4_0x8_q8_0 dpbusd-emulated",
+                                                x86::quantize_q8_0_zp8__avx2);
+  if (t == DType::Q8_0)
+    return emulated<Q8_0UnsignedDpbusd<DpbusdEmulated>>("q8_0ux8_q8_0 dpbusd-emulated",
+                                                        x86::quantize_q8_0_zp128__avx2);
+  return {};
+}
+#else
+PackedMatmul dpbusd_emulated_packed(DType) {
+  return {};
+}
+#endif
+
+}  // namespace kz::testing
