@@ -1,4 +1,4 @@
-// The VNNI packed Q4_0 / Q8_0 kernels (x86/packed_q8_0_dpbusd.h) with vpdpbusd emulated exactly
+// The VNNI packed Q4_0 / Q8_0 / Q4_K kernels (x86/packed_dpbusd.h) with vpdpbusd emulated exactly
 // in AVX2, so that their packing, offsets and tiles are tested on machines without VNNI
 // (x86_dpbusd_emulated_avx2.cpp, compiled with AVX2 flags).
 #pragma once
@@ -7,8 +7,8 @@
 
 namespace kz::testing {
 
-// The PackedMatmul of the VNNI table for Q4_0 or Q8_0, with the emulated instruction. Call only
-// where the CPU has AVX2, FMA and F16C; on other architectures: rows == 0 (none).
+// The PackedMatmul of the VNNI table for Q4_0, Q8_0 or Q4_K, with the emulated instruction. Call
+// only where the CPU has AVX2, FMA and F16C; on other architectures: rows == 0 (none).
 PackedMatmul dpbusd_emulated_packed(DType t);
 
 }  // namespace kz::testing

@@ -4,7 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
-#include "kernels/x86/packed_q8_0_dpbusd.h"
+#include "kernels/x86/packed_dpbusd.h"
 #endif
 
 namespace kz::testing {
@@ -27,18 +27,19 @@ struct DpbusdEmulated {
   }
 };
 
-template <class W>
-PackedMatmul emulated(const char* name, decltype(PackedMatmul::quantize) quantize) {
+template <class Tiles>
+PackedMatmul emulated(const char* name, decltype(PackedMatmul::pack) pack,
+                      decltype(PackedMatmul::quantize) quantize, uint64_t act_block_bytes) {
   PackedMatmul p;
   p.rows = kRows;
-  p.pack = pack<W>;
+  p.pack = pack;
   p.quantize = quantize;
-  p.act_block_bytes = sizeof(ActBlock);
+  p.act_block_bytes = act_block_bytes;
   p.gemv = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
-              float* y) { gemv<Tiles<W>>(w, row_bytes, n_rows, act, n, y); };
+              float* y) { gemv<Tiles>(w, row_bytes, n_rows, act, n, y); };
   p.gemm = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
               uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
-    gemm<Tiles<W>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+    gemm<Tiles>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
   };
   p.name = name;
   return p;
@@ -47,13 +48,22 @@ PackedMatmul emulated(const char* name, decltype(PackedMatmul::quantize) quantiz
 }  // namespace
 
 PackedMatmul dpbusd_emulated_packed(DType t) {
-  if (t == DType::Q4_0)
-    return emulated<Q4_0Dpbusd<DpbusdEmulated>>("q4_0x8_q8_0 dpbusd-emulated",
-                                                x86::quantize_q8_0_zp8__avx2);
-  if (t == DType::Q8_0)
-    return emulated<Q8_0UnsignedDpbusd<DpbusdEmulated>>("q8_0ux8_q8_0 dpbusd-emulated",
-                                                        x86::quantize_q8_0_zp128__avx2);
-  return {};
+  using Emu = DpbusdEmulated;
+  switch (t) {
+    case DType::Q4_0:
+      return emulated<Tiles<Q4_0Dpbusd<Emu>>>("q4_0x8_q8_0 dpbusd-emulated", pack<Q4_0Layout>,
+                                              x86::quantize_q8_0_zp8__avx2, sizeof(ActBlock));
+    case DType::Q8_0:
+      return emulated<Tiles<Q8_0UnsignedDpbusd<Emu>>>(
+          "q8_0ux8_q8_0 dpbusd-emulated", pack<Q8_0UnsignedLayout>, x86::quantize_q8_0_zp128__avx2,
+          sizeof(ActBlock));
+    case DType::Q4_K:
+      return emulated<Q4KTiles<Q4KSumsDpbusd<Emu>>>(
+          "q4_Kx8_q8_K dpbusd-emulated", x86::pack_q4_K_x8, x86::quantize_q8_K_sums__avx2,
+          x86::kPackedQ4KActBlockBytes);
+    default:
+      return {};
+  }
 }
 #else
 PackedMatmul dpbusd_emulated_packed(DType) {

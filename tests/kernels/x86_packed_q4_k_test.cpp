@@ -1,7 +1,8 @@
-// The packed Q4_K kernels (kernel_table.h: PackedMatmul; x86/matmul_packed_q4_k_avx2.cpp): every
-// output is the Q4_K dot product (computed here exactly, in double, from the file's blocks and
-// the reference's Q8_K activations) to within f32 rounding, gemm equals gemv bit for bit, and
-// extreme quants do not saturate.
+// The packed Q4_K kernels (kernel_table.h: PackedMatmul; x86/packed_q4_k_blocks.h) of every
+// variant (x86_test_util.h: AVX2, AVX-512 VNNI, VNNI emulated in AVX2): every output is the Q4_K
+// dot product (computed here exactly, in double, from the file's blocks and the reference's Q8_K
+// activations) to within f32 rounding, gemm equals gemv bit for bit, the VNNI variants give
+// AVX2's bits, and extreme quants do not saturate.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,7 +17,7 @@
 namespace kz {
 namespace {
 
-using testing::X86Level;
+using testing::Variant;
 
 // Row r's dot product with a Q8_K row, exactly, and the sum of its terms' magnitudes.
 struct Exact {
@@ -71,16 +72,17 @@ struct PackedQ4K : testing::PackedMatrix {
   }
 };
 
-class X86PackedQ4K : public ::testing::TestWithParam<X86Level> {};
+class X86PackedQ4K : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
-  KZ_TABLE_OR_SKIP(GetParam(), table);
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  const auto avx2_table = testing::table_for(Variant::kAvx2);
   ASSERT_EQ(table.matmul[static_cast<uint32_t>(DType::Q4_K)].packed.rows, 8);
   for (int64_t rows : {8, 16, 40}) {
     for (int64_t n : {256, 512, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
-      const PackedQ4K pk(table, testing::random_matrix(DType::Q4_K, rows, n, uint32_t(rows + n)),
-                         rows, n);
+      const auto w = testing::random_matrix(DType::Q4_K, rows, n, uint32_t(rows + n));
+      const PackedQ4K pk(table, w, rows, n), avx2(*avx2_table, w, rows, n);
       const int64_t max_tok = 11;
       const auto x = testing::random_floats(n * max_tok, uint32_t(n) + 5, 2.0f);
       std::vector<uint8_t> acts(pk.act_row() * max_tok);
@@ -91,6 +93,10 @@ TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
         pk.p.gemv(pk.packed.data(), pk.rb(), rows, a.data(), n, gemv_y.data() + i * rows);
         const auto q8k = pk.q8k(x.data() + i * n);
         for (int64_t r = 0; r < rows; ++r) pk.expect_exact(gemv_y[i * rows + r], r, q8k);
+        std::vector<float> avx2_y(rows);
+        avx2.p.gemv(avx2.packed.data(), avx2.rb(), rows, a.data(), n, avx2_y.data());
+        for (int64_t r = 0; r < rows; ++r)
+          ASSERT_EQ(gemv_y[i * rows + r], avx2_y[r]) << "token " << i << " row " << r;
       }
       // gemm on 1..9 tokens (every tail of its token groups) and more, from the second row
       // group on when there is one.
@@ -111,7 +117,7 @@ TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
 // All-15 and all-0 nibbles with the largest scales and mins against activations of +-128 and
 // +-127: no int16 pair sum may saturate, which random rows never reach.
 TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
-  KZ_TABLE_OR_SKIP(GetParam(), table);
+  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   const int64_t rows = 8, n = 512;
   std::vector<uint8_t> w(row_bytes(DType::Q4_K, n) * rows);
   for (int64_t r = 0; r < rows; ++r)
@@ -134,9 +140,10 @@ TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, X86PackedQ4K,
-                         ::testing::Values(X86Level::kAvx2, X86Level::kAvx512Vnni),
-                         [](const auto& info) { return testing::level_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Variants, X86PackedQ4K,
+                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
+                                           Variant::kDpbusdEmulated),
+                         [](const auto& info) { return testing::variant_name(info.param); });
 
 }  // namespace
 }  // namespace kz

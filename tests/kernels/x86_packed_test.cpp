@@ -12,13 +12,13 @@
 #include "base/half.h"
 #include "quant/blocks.h"
 #include "testing/block_sum_order_model.h"
-#include "x86_dpbusd_emulated.h"
 #include "x86_test_util.h"
 
 namespace kz {
 namespace {
 
-using testing::X86Level;
+using testing::Variant;
+using testing::variant_name;
 
 // The packed activation block: the Q8_0 scale as f32, the weights' zero point times the quants'
 // sum, the quants.
@@ -27,32 +27,6 @@ struct ActBlock {
   int32_t offset;
   int8_t qs[kQK];
 };
-
-enum class Variant { kAvx2, kAvx512Vnni, kDpbusdEmulated };
-
-const char* variant_name(Variant v) {
-  return v == Variant::kAvx2         ? "avx2"
-         : v == Variant::kAvx512Vnni ? "avx512vnni"
-                                     : "dpbusd_emulated";
-}
-
-// The kernel table of a variant, or nullopt when the CPU lacks its ISA. The emulated variant is
-// the AVX2 table with the emulated VNNI packed kernels for Q4_0 and Q8_0.
-std::optional<KernelTable> table_for(Variant v) {
-  const auto f =
-      testing::features_for(v == Variant::kAvx512Vnni ? X86Level::kAvx512Vnni : X86Level::kAvx2);
-  if (!f) return std::nullopt;
-  KernelTable table = build_kernel_table(*f);
-  if (v == Variant::kDpbusdEmulated)
-    for (DType t : {DType::Q4_0, DType::Q8_0})
-      table.matmul[static_cast<uint32_t>(t)].packed = testing::dpbusd_emulated_packed(t);
-  return table;
-}
-
-#define KZ_VARIANT_TABLE_OR_SKIP(variant, table)                             \
-  const auto table##_or = table_for(variant);                                \
-  if (!table##_or) GTEST_SKIP() << "no " << variant_name(variant) << " ISA"; \
-  const KernelTable& table = *table##_or
 
 // What the activation blocks' offset multiplies the quants' sum by: the zero point of the
 // packed weights (Q8_0 is stored unsigned for the dot-product instruction; AVX2's signed Q8_0
@@ -86,7 +60,7 @@ TEST_P(X86Packed, TableHasTheVariantsKernels) {
   const char* isa = GetParam() == Variant::kAvx2         ? " avx2"
                     : GetParam() == Variant::kAvx512Vnni ? " avx512vnni"
                                                          : " dpbusd-emulated";
-  for (DType t : {DType::Q4_0, DType::Q8_0})
+  for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K})
     EXPECT_NE(std::string(table.matmul[static_cast<uint32_t>(t)].packed.name).find(isa),
               std::string::npos)
         << dtype_name(t) << ": " << table.matmul[static_cast<uint32_t>(t)].packed.name;

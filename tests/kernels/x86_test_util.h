@@ -15,6 +15,7 @@
 #include "kernels/kernel_table.h"
 #include "quant/blocks.h"
 #include "quant/quant.h"
+#include "x86_dpbusd_emulated.h"
 
 namespace kz::testing {
 
@@ -40,6 +41,33 @@ inline std::optional<CpuFeatures> features_for(X86Level level) {
   auto table##_features = ::kz::testing::features_for(level);                       \
   if (!table##_features) GTEST_SKIP() << "no " << ::kz::testing::level_name(level); \
   const ::kz::KernelTable table = ::kz::build_kernel_table(*table##_features)
+
+// The packed kernels' variants: the AVX2 and AVX-512 VNNI tables' own, and the VNNI ones with
+// their instruction emulated in AVX2, which run wherever AVX2 does.
+enum class Variant { kAvx2, kAvx512Vnni, kDpbusdEmulated };
+
+inline const char* variant_name(Variant v) {
+  return v == Variant::kAvx2         ? "avx2"
+         : v == Variant::kAvx512Vnni ? "avx512vnni"
+                                     : "dpbusd_emulated";
+}
+
+// The kernel table of a variant, or nullopt when the CPU lacks its ISA. The emulated variant is
+// the AVX2 table with the emulated VNNI packed kernels (x86_dpbusd_emulated.h).
+inline std::optional<KernelTable> table_for(Variant v) {
+  const auto f = features_for(v == Variant::kAvx512Vnni ? X86Level::kAvx512Vnni : X86Level::kAvx2);
+  if (!f) return std::nullopt;
+  KernelTable table = build_kernel_table(*f);
+  if (v == Variant::kDpbusdEmulated)
+    for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K})
+      table.matmul[static_cast<uint32_t>(t)].packed = dpbusd_emulated_packed(t);
+  return table;
+}
+
+#define KZ_VARIANT_TABLE_OR_SKIP(variant, table)                                            \
+  const auto table##_or = ::kz::testing::table_for(variant);                                \
+  if (!table##_or) GTEST_SKIP() << "no " << ::kz::testing::variant_name(variant) << " ISA"; \
+  const ::kz::KernelTable& table = *table##_or
 
 inline std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);

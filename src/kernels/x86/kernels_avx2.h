@@ -62,6 +62,8 @@ KZ_X86_GEMV(gemv_q4_0x8_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q4_0x8_q8_0__avx512vnni);
 KZ_X86_GEMV(gemv_q8_0ux8_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q8_0ux8_q8_0__avx512vnni);
+KZ_X86_GEMV(gemv_q4_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMM(gemm_q4_Kx8_q8_K__avx512vnni);
 
 #undef KZ_X86_GEMV
 #undef KZ_X86_GEMM

@@ -1,11 +1,12 @@
-// AVX-512 VNNI Q4_0 / Q8_0 matrix products over weights repacked into groups of 8 interleaved
-// rows: the packed AVX2 kernels (matmul_packed_avx2.cpp) with each 4-byte dot product one
-// vpdpbusd (256-bit, AVX512VL; packed_q8_0_dpbusd.h). Q8_0's quants are packed as unsigned bytes
-// (+128), so its activation blocks carry 128 times their sums. The same bits as the AVX2 kernels.
+// AVX-512 VNNI Q4_0 / Q8_0 / Q4_K matrix products over weights repacked into groups of 8
+// interleaved rows: the packed AVX2 kernels (matmul_packed_avx2.cpp,
+// matmul_packed_q4_k_avx2.cpp) with each 4-byte dot product one vpdpbusd (256-bit, AVX512VL;
+// packed_dpbusd.h). Q8_0's quants are packed as unsigned bytes (+128), so its activation blocks
+// carry 128 times their sums. The same bits as the AVX2 kernels.
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
-#include "kernels/x86/packed_q8_0_dpbusd.h"
+#include "kernels/x86/packed_dpbusd.h"
 
 namespace kz::x86 {
 namespace {
@@ -42,6 +43,17 @@ void gemm_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t
                                    int64_t n, float* y, int64_t y_stride) {
   packed::gemm<Tiles<Q8_0UnsignedDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok,
                                                     n, y, y_stride);
+}
+
+void gemv_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, int64_t n, float* y) {
+  packed::gemv<Q4KTiles<Q4KSumsDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
+                                  float* y, int64_t y_stride) {
+  packed::gemm<Q4KTiles<Q4KSumsDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok,
+                                                  n, y, y_stride);
 }
 
 }  // namespace kz::x86

@@ -7,7 +7,7 @@
 //                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
-//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni, and their packed forms with
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K with
 //                  vpdpbusd (matmul_packed_avx512vnni.cpp); the same bits as __avx2
 #include "kernels/kernel_table.h"
 
@@ -76,6 +76,8 @@ void add_avx512vnni(KernelTable& t) {
   set_packed(t, DType::Q8_0, pack_q8_0u_x8, quantize_q8_0_zp128__avx2, kPackedActBlockBytes,
              gemv_q8_0ux8_q8_0__avx512vnni, gemm_q8_0ux8_q8_0__avx512vnni,
              "q8_0ux8_q8_0 avx512vnni");
+  set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
+             gemv_q4_Kx8_q8_K__avx512vnni, gemm_q4_Kx8_q8_K__avx512vnni, "q4_Kx8_q8_K avx512vnni");
 }
 
 }  // namespace

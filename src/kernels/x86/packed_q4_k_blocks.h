@@ -1,0 +1,122 @@
+// What the packed Q4_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
+// matmul_packed_avx512vnni.cpp): the packed super-block of 8 interleaved rows, the activation
+// super-block, the scale unpacking and the tile. A sub-block sums policy S supplies
+//   template <int NT> static void add_chunk(const PackedQ4K& w, const ActBlockK* const a[NT],
+//                                           int j, const Scales& s, __m256i isum[NT]);
+// which adds to isum[t] lane r the exact sum sc_s * sumi_s of row r over chunk j's two
+// sub-blocks (2j: low nibbles, 2j + 1: high nibbles) with token t.
+//
+// Per (row, token, super-block), with sumi_s the exact sum of quant * activation over sub-block s
+// and S_s the sum of the activation's quants there:
+//   isum = sum_s sc_s * sumi_s,  imin = sum_s m_s * S_s                      (exact int32)
+//   acc = fma(float(isum), d_w * d_a, acc),  acc = fma(float(imin), dmin_w * -d_a, acc)
+// over the super-blocks in order, the same for every ISA, gemv and gemm (so gemm equals gemv,
+// and every ISA AVX2, bit for bit). Include only from *_avx2.cpp / *_avx512*.cpp files.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/x86/packed_driver.h"
+#include "kernels/x86/simd_avx2.h"
+#include "quant/blocks.h"
+
+namespace kz::x86::packed {
+
+// Super-block b of a group of 8 rows. scales[w][r] is 32-bit word w of row r's 12 scale bytes;
+// qs[j][i] holds bytes 4i..4i+3 of row r's 32-byte chunk j at bytes 4r..4r+3 (low nibbles:
+// sub-block 2j, elements 64j+4i..; high nibbles: sub-block 2j+1, elements 64j+32+4i..).
+struct PackedQ4K {
+  uint16_t d[kRows], dmin[kRows];
+  uint32_t scales[3][kRows];
+  uint8_t qs[4][8][32];
+};
+static_assert(sizeof(PackedQ4K) == kRows * sizeof(BlockQ4K));
+
+// An activation super-block: the Q8_K scale, the sums of each sub-block's quants (int16, pairs
+// of sub-blocks per 32-bit word), the quants; padded to a whole 36 bytes per 32 elements.
+struct ActBlockK {
+  float d;
+  int16_t sub_sums[8];
+  int8_t qs[kQK_K];
+  uint8_t pad[12];
+};
+static_assert(sizeof(ActBlockK) % (kQK_K / kQK) == 0);
+
+// The 8 rows' 6-bit scales and mins (spec/quants.md §4.1, scales_mins_k4 in
+// gemm_k_quants_tiles.h, one row per 32-bit lane): byte s of lane r of sc[0] is row r's scale of
+// sub-block s, of sc[1] that of sub-block 4 + s; likewise m for the mins.
+struct Scales {
+  __m256i sc[2], m[2];
+};
+inline Scales unpack_scales(const PackedQ4K& w) {
+  const __m256i u0 = load_i8x32(w.scales[0]), u1 = load_i8x32(w.scales[1]);
+  const __m256i u2 = load_i8x32(w.scales[2]);
+  const __m256i six = _mm256_set1_epi32(0x3f3f3f3f), four = _mm256_set1_epi32(0x0f0f0f0f);
+  const __m256i two = _mm256_set1_epi32(0x03030303);
+  auto high = [&](__m256i low4, __m256i top2) {
+    return _mm256_or_si256(_mm256_and_si256(low4, four),
+                           _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(top2, 6), two), 4));
+  };
+  return {{_mm256_and_si256(u0, six), high(u2, u0)},
+          {_mm256_and_si256(u1, six), high(_mm256_srli_epi32(u2, 4), u1)}};
+}
+
+// A shuffle control that makes each 32-bit lane the int16 pair (byte b0, byte b1) of that lane.
+inline __m256i pair_of_bytes(int b0, int b1) {
+  const __m256i lane_offsets = _mm256_setr_epi32(0, 0x00040004, 0x00080008, 0x000c000c, 0,
+                                                 0x00040004, 0x00080008, 0x000c000c);
+  return _mm256_add_epi32(_mm256_set1_epi32(int(0x80008000u | uint32_t(b1) << 16 | uint32_t(b0))),
+                          lane_offsets);
+}
+
+// A shuffle control that makes each 32-bit lane byte b of that lane, zero-extended.
+inline __m256i byte_of_lanes(int b) {
+  const __m256i lane_offsets = _mm256_setr_epi32(0, 4, 8, 12, 0, 4, 8, 12);
+  return _mm256_add_epi32(_mm256_set1_epi32(int(0x80808000u | uint32_t(b))), lane_offsets);
+}
+
+// One group of 8 rows x NT tokens (packed_driver.h).
+template <class S>
+struct Q4KTiles {
+  using Packed = PackedQ4K;
+  static constexpr int64_t kBlock = kQK_K;
+  template <int NT>
+  static void tile(const PackedQ4K* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+                   float* y, int64_t y_stride) {
+    __m256 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+      if constexpr (NT == 1) prefetch_weights_ahead(w + b, sizeof(Packed));
+      const PackedQ4K& wb = w[b];
+      const ActBlockK* a[NT];
+      for (int t = 0; t < NT; ++t)
+        a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
+      const Scales s = unpack_scales(wb);
+      __m256i isum[NT];
+      for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+      for (int j = 0; j < 4; ++j) S::template add_chunk<NT>(wb, a, j, s, isum);
+      __m256i imin[NT];
+      for (int t = 0; t < NT; ++t) imin[t] = _mm256_setzero_si256();
+      for (int pair = 0; pair < 4; ++pair) {
+        const int b0 = 2 * pair % 4;
+        const __m256i m = _mm256_shuffle_epi8(s.m[pair / 2], pair_of_bytes(b0, b0 + 1));
+        for (int t = 0; t < NT; ++t)
+          imin[t] = _mm256_add_epi32(
+              imin[t], _mm256_madd_epi16(m, broadcast_4_bytes(a[t]->sub_sums + 2 * pair)));
+      }
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.d)));
+      const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.dmin)));
+      for (int t = 0; t < NT; ++t) {
+        acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[t]),
+                                 _mm256_mul_ps(dw, _mm256_set1_ps(a[t]->d)), acc[t]);
+        acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin[t]),
+                                 _mm256_mul_ps(dm, _mm256_set1_ps(-a[t]->d)), acc[t]);
+      }
+    }
+    for (int t = 0; t < NT; ++t) _mm256_storeu_ps(y + t * y_stride, acc[t]);
+  }
+};
+
+}  // namespace kz::x86::packed
