@@ -15,7 +15,7 @@
 #include "kernels/kernel_table.h"
 #include "quant/blocks.h"
 #include "quant/quant.h"
-#include "x86_dpbusd_emulated.h"
+#include "testing/x86_dpbusd_emulated.h"
 
 namespace kz::testing {
 
