@@ -1,5 +1,5 @@
-// The VNNI packed Q4_0 / Q8_0 / Q4_K kernels (x86/packed_dpbusd.h) with vpdpbusd emulated exactly
-// in AVX2, so that their packing, offsets and tiles are tested on machines without VNNI
+// The VNNI packed Q4_0 / Q8_0 / Q4_K kernels (x86/packed_sums.h: SumsDpbusd) with vpdpbusd emulated
+// exactly in AVX2, so that their packing, offsets and tiles are tested on machines without VNNI
 // (x86_dpbusd_emulated_avx2.cpp, compiled with AVX2 flags).
 #pragma once
 

@@ -18,39 +18,12 @@ namespace {
 
 using namespace packed;
 
-struct WeightsQ4_0 : Q4_0Layout {
-  // Block b's dot products with NT activation blocks, lane r = row r. The nibbles stay unsigned
-  // (maddubs takes an unsigned operand) and the activation block's offset takes out their +8;
-  // 8 pair sums of at most 2 * 15 * 128 fit int16.
-  template <int NT>
-  static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
-    const __m256i low = _mm256_set1_epi8(0xF);
-    __m256i s[NT];
-    for (int t = 0; t < NT; ++t) s[t] = _mm256_setzero_si256();
-#pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers
-    for (int j = 0; j < 4; ++j) {
-      const __m256i v = load_i8x32(w.qs + 32 * j);
-      const __m256i lo = _mm256_and_si256(v, low);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-      for (int t = 0; t < NT; ++t) {
-        s[t] =
-            _mm256_add_epi16(s[t], _mm256_maddubs_epi16(lo, broadcast_4_bytes(a[t]->qs + 4 * j)));
-        s[t] = _mm256_add_epi16(s[t],
-                                _mm256_maddubs_epi16(hi, broadcast_4_bytes(a[t]->qs + 16 + 4 * j)));
-      }
-    }
-    for (int t = 0; t < NT; ++t)
-      isum[t] = _mm256_sub_epi32(_mm256_madd_epi16(s[t], _mm256_set1_epi16(1)),
-                                 _mm256_set1_epi32(a[t]->offset));
-  }
-};
-
 struct WeightsQ8_0 : Q8_0Layout {
   // Signed weights: maddubs(|w|, a * sign(w)), as the reference's x86 kernels do.
   template <int NT>
   static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
-#pragma GCC unroll 1  // as above
+#pragma GCC unroll 1  // as Q4_0Weights (packed_q8_0_blocks.h)
     for (int j = 0; j < 8; ++j) {
       const __m256i v = load_i8x32(w.qs + 32 * j);
       const __m256i abs_v = _mm256_sign_epi8(v, v);
@@ -104,12 +77,13 @@ void pack_q8_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t 
 }
 void gemv_q4_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {
-  packed::gemv<Tiles<WeightsQ4_0>>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<Tiles<Q4_0Weights<SumsMaddubs>>>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q4_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                             int64_t y_stride) {
-  packed::gemm<Tiles<WeightsQ4_0>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  packed::gemm<Tiles<Q4_0Weights<SumsMaddubs>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n,
+                                                y, y_stride);
 }
 void gemv_q8_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {

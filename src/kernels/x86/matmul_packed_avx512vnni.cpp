@@ -1,12 +1,13 @@
 // AVX-512 VNNI Q4_0 / Q8_0 / Q4_K matrix products over weights repacked into groups of 8
 // interleaved rows: the packed AVX2 kernels (matmul_packed_avx2.cpp,
 // matmul_packed_q4_k_avx2.cpp) with each 4-byte dot product one vpdpbusd (256-bit, AVX512VL;
-// packed_dpbusd.h). Q8_0's quants are packed as unsigned bytes (+128), so its activation blocks
+// packed_sums.h). Q8_0's quants are packed as unsigned bytes (+128), so its activation blocks
 // carry 128 times their sums. The same bits as the AVX2 kernels.
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
-#include "kernels/x86/packed_dpbusd.h"
+#include "kernels/x86/packed_q4_k_blocks.h"
+#include "kernels/x86/packed_q8_0_blocks.h"
 
 namespace kz::x86 {
 namespace {
@@ -18,6 +19,9 @@ struct Vpdpbusd {
     return _mm256_dpbusd_epi32(acc, u, s);
   }
 };
+using TilesQ4_0 = Tiles<Q4_0Weights<SumsDpbusd<Vpdpbusd>>>;
+using TilesQ8_0u = Tiles<Q8_0UnsignedWeights<SumsDpbusd<Vpdpbusd>>>;
+using TilesQ4K = Q4KTiles<SumsDpbusd<Vpdpbusd>>;
 
 }  // namespace
 
@@ -26,34 +30,30 @@ void pack_q8_0u_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t
 }
 void gemv_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                   const void* act, int64_t n, float* y) {
-  packed::gemv<Tiles<Q4_0Dpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<TilesQ4_0>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                   const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
                                   float* y, int64_t y_stride) {
-  packed::gemm<Tiles<Q4_0Dpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y,
-                                            y_stride);
+  packed::gemm<TilesQ4_0>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 void gemv_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                    const void* act, int64_t n, float* y) {
-  packed::gemv<Tiles<Q8_0UnsignedDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<TilesQ8_0u>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                    const void* act, uint64_t act_row_bytes, int64_t n_tok,
                                    int64_t n, float* y, int64_t y_stride) {
-  packed::gemm<Tiles<Q8_0UnsignedDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok,
-                                                    n, y, y_stride);
+  packed::gemm<TilesQ8_0u>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
-
 void gemv_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                   const void* act, int64_t n, float* y) {
-  packed::gemv<Q4KTiles<Q4KSumsDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<TilesQ4K>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                   const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
                                   float* y, int64_t y_stride) {
-  packed::gemm<Q4KTiles<Q4KSumsDpbusd<Vpdpbusd>>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok,
-                                                  n, y, y_stride);
+  packed::gemm<TilesQ4K>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
 }  // namespace kz::x86

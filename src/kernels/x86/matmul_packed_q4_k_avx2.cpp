@@ -21,35 +21,7 @@ namespace {
 
 using namespace packed;
 
-// Chunk j's sub-block sums with maddubs: 8 pair sums of at most 2 * 15 * 128 per int16 lane, no
-// overflow; the scales enter with madd.
-struct SumsAvx2 {
-  template <int NT>
-  static void add_chunk(const PackedQ4K& wb, const ActBlockK* const a[NT], int j, const Scales& s,
-                        __m256i isum[NT]) {
-    const __m256i low = _mm256_set1_epi8(0xF);
-    __m256i lo[NT], hi[NT];
-    for (int t = 0; t < NT; ++t) lo[t] = hi[t] = _mm256_setzero_si256();
-#pragma GCC unroll 1  // as matmul_packed_avx2.cpp; unrolling by 2 or 8 measured within noise
-    for (int i = 0; i < 8; ++i) {
-      const __m256i v = load_i8x32(wb.qs[j][i]);
-      const __m256i ql = _mm256_and_si256(v, low);
-      const __m256i qh = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-      for (int t = 0; t < NT; ++t) {
-        const int8_t* at = a[t]->qs + 64 * j + 4 * i;
-        lo[t] = _mm256_add_epi16(lo[t], _mm256_maddubs_epi16(ql, broadcast_4_bytes(at)));
-        hi[t] = _mm256_add_epi16(hi[t], _mm256_maddubs_epi16(qh, broadcast_4_bytes(at + 32)));
-      }
-    }
-    const int sub = 2 * j % 4;  // byte of sub-block 2j in s.sc[j / 2]
-    const __m256i sc_lo = _mm256_shuffle_epi8(s.sc[j / 2], pair_of_bytes(sub, sub));
-    const __m256i sc_hi = _mm256_shuffle_epi8(s.sc[j / 2], pair_of_bytes(sub + 1, sub + 1));
-    for (int t = 0; t < NT; ++t)
-      isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(_mm256_madd_epi16(lo[t], sc_lo),
-                                                           _mm256_madd_epi16(hi[t], sc_hi)));
-  }
-};
-using Tiles = Q4KTiles<SumsAvx2>;
+using Tiles = Q4KTiles<SumsMaddubs>;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // What the packed Q4_0 / Q8_0 kernels of every x86 ISA share (matmul_packed_avx2.cpp,
 // matmul_packed_avx512vnni.cpp): the packed blocks of 8 interleaved rows, the activation block,
-// the packing loop and the tile that turns a block's 8 exact integer dot products into floats.
+// the packing loop, the block dot products of unsigned packed quants with a sums policy
+// (packed_sums.h), and the tile that turns a block's 8 exact integer dot products into floats.
 // A weights policy W supplies the layout (W::Packed, W::Block, W::pack_block) and
 //   template <int NT> static void dots(const Packed& w, const ActBlock* const a[NT],
 //                                      __m256i isum[NT]);
@@ -16,6 +17,7 @@
 #include <cstring>
 
 #include "kernels/x86/packed_driver.h"
+#include "kernels/x86/packed_sums.h"
 #include "kernels/x86/simd_avx2.h"
 #include "quant/blocks.h"
 
@@ -44,23 +46,20 @@ struct ActBlock {
   int8_t qs[kQK];
 };
 
-// File block -> packed layout, per weight format.
-struct Q4_0Layout {
-  using Packed = PackedQ4_0;
-  using Block = BlockQ4_0;
+// File block -> packed layout: each row's 4-byte groups in order (Q4_0: the file's nibble
+// pairing, so group j carries elements 4j.. in its low nibbles and 16+4j.. in its high ones).
+template <class P, class B>
+struct FileOrderLayout {
+  using Packed = P;
+  using Block = B;
   static void pack_block(const Block& b, int r, Packed& out) {
     out.d[r] = b.d;
-    for (int j = 0; j < 4; ++j) std::memcpy(out.qs + 32 * j + 4 * r, b.qs + 4 * j, 4);
+    for (int j = 0; j < int(sizeof b.qs) / 4; ++j)
+      std::memcpy(out.qs + 32 * j + 4 * r, b.qs + 4 * j, 4);
   }
 };
-struct Q8_0Layout {
-  using Packed = PackedQ8_0;
-  using Block = BlockQ8_0;
-  static void pack_block(const Block& b, int r, Packed& out) {
-    out.d[r] = b.d;
-    for (int j = 0; j < 8; ++j) std::memcpy(out.qs + 32 * j + 4 * r, b.qs + 4 * j, 4);
-  }
-};
+using Q4_0Layout = FileOrderLayout<PackedQ4_0, BlockQ4_0>;
+using Q8_0Layout = FileOrderLayout<PackedQ8_0, BlockQ8_0>;
 // Q8_0 with each quant stored as the unsigned byte q + 128 (zero point 128): an unsigned operand
 // for the u8 x s8 dot-product instructions without a per-token sign fix-up.
 struct Q8_0UnsignedLayout {
@@ -83,6 +82,44 @@ void pack(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8
         W::pack_block(reinterpret_cast<const typename W::Block*>(w + (g + r) * row_bytes)[b], r,
                       *out);
 }
+
+// Q4_0's unsigned nibbles; the activation block's offset takes out their +8.
+template <class S>
+struct Q4_0Weights : Q4_0Layout {
+  template <int NT>
+  static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
+    const __m256i low = _mm256_set1_epi8(0xF);
+    __m256i s[NT];
+    for (int t = 0; t < NT; ++t) s[t] = S::start(a[t]->offset);
+#pragma GCC unroll 1  // unrolled, GCC hoists every vector's loads and spills registers (AVX2)
+    for (int j = 0; j < 4; ++j) {
+      const __m256i v = load_i8x32(w.qs + 32 * j);
+      const __m256i lo = _mm256_and_si256(v, low);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+      for (int t = 0; t < NT; ++t) {
+        s[t] = S::add(s[t], lo, broadcast_4_bytes(a[t]->qs + 4 * j));
+        s[t] = S::add(s[t], hi, broadcast_4_bytes(a[t]->qs + 16 + 4 * j));
+      }
+    }
+    for (int t = 0; t < NT; ++t) isum[t] = S::finish(s[t], a[t]->offset);
+  }
+};
+
+// Q8_0 stored unsigned (q + 128); only for sums in 32-bit lanes (SumsDpbusd): 16-bit pair sums
+// of 255 * 128 would saturate.
+template <class S>
+struct Q8_0UnsignedWeights : Q8_0UnsignedLayout {
+  template <int NT>
+  static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
+    __m256i s[NT];
+    for (int t = 0; t < NT; ++t) s[t] = S::start(a[t]->offset);
+    for (int j = 0; j < 8; ++j) {
+      const __m256i v = load_i8x32(w.qs + 32 * j);
+      for (int t = 0; t < NT; ++t) s[t] = S::add(s[t], v, broadcast_4_bytes(a[t]->qs + 4 * j));
+    }
+    for (int t = 0; t < NT; ++t) isum[t] = S::finish(s[t], a[t]->offset);
+  }
+};
 
 // One group of 8 rows x NT tokens (packed_driver.h).
 template <class W>
