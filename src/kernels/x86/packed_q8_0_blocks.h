@@ -60,6 +60,7 @@ struct FileOrderLayout {
 };
 using Q4_0Layout = FileOrderLayout<PackedQ4_0, BlockQ4_0>;
 using Q8_0Layout = FileOrderLayout<PackedQ8_0, BlockQ8_0>;
+
 // Q8_0 with each quant stored as the unsigned byte q + 128 (zero point 128): an unsigned operand
 // for the u8 x s8 dot-product instructions without a per-token sign fix-up.
 struct Q8_0UnsignedLayout {
