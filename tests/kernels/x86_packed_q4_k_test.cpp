@@ -128,15 +128,19 @@ TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
       std::memset(blk.scales, 0xFF, sizeof blk.scales);  // every scale and min 63
       std::memset(blk.qs, r % 2 ? 0xFF : 0x00, sizeof blk.qs);
     }
-  const PackedQ4K pk(table, w, rows, n);
+  const PackedQ4K pk(table, w, rows, n), avx2(*testing::table_for(Variant::kAvx2), w, rows, n);
   for (float sign : {1.0f, -1.0f}) {
     std::vector<float> x(n, sign);
     x[7] = -2 * sign;  // the extreme maps to -128 (or 127): both ends occur
     const auto a = pk.act(x.data());
     const auto q8k = pk.q8k(x.data());
-    std::vector<float> y(rows);
+    std::vector<float> y(rows), avx2_y(rows);
     pk.p.gemv(pk.packed.data(), pk.rb(), rows, a.data(), n, y.data());
-    for (int64_t r = 0; r < rows; ++r) pk.expect_exact(y[r], r, q8k);
+    avx2.p.gemv(avx2.packed.data(), avx2.rb(), rows, a.data(), n, avx2_y.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      pk.expect_exact(y[r], r, q8k);
+      EXPECT_EQ(y[r], avx2_y[r]) << "row " << r;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // Whole models on the x86 packed kernels of every variant (kernels/x86_test_util.h: AVX2,
 // AVX-512 VNNI where the CPU has it, VNNI with its instruction emulated in AVX2): every quantized
-// fixture model's logits, prompt and continuation, are the same bits as with the AVX2 table.
+// fixture model's logits, prompt and continuation, are the same bits as with the AVX2 table, and
+// the emulated kernels did run.
 #include <gtest/gtest.h>
 
 #include <span>
@@ -11,6 +12,7 @@
 #include "kernels/x86_test_util.h"
 #include "model/model.h"
 #include "testing/reference_logits.h"
+#include "testing/x86_dpbusd_emulated.h"
 
 namespace kz {
 namespace {
@@ -42,9 +44,14 @@ class PackedVariants : public ::testing::TestWithParam<Variant> {};
 TEST_P(PackedVariants, GiveTheAvx2LogitsBitForBit) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   const auto avx2 = testing::table_for(Variant::kAvx2);
-  for (const char* m : {"qwen3-small-q8_0", "qwen3-small-q4_k_m", "qwen35-tiny-q4_0",
-                        "qwen35-small-q8_0", "qwen35-small-q4_k_m"}) {
+  for (const char* m :
+       {"qwen3-tiny-q8_0", "qwen3-small-q8_0", "qwen3-small-q4_k_m", "qwen35-tiny-q4_0",
+        "qwen35-small-q4_0", "qwen35-small-q8_0", "qwen35-small-q4_k_m"}) {
+    const int64_t calls_before = testing::dpbusd_emulated_calls();
     const auto ours = logits_on(table, m), expected = logits_on(*avx2, m);
+    if (GetParam() == Variant::kDpbusdEmulated) {
+      EXPECT_GT(testing::dpbusd_emulated_calls(), calls_before) << m;
+    }
     ASSERT_EQ(ours.size(), expected.size()) << m;
     for (size_t i = 0; i < ours.size(); ++i) ASSERT_EQ(ours[i], expected[i]) << m << " logit " << i;
   }

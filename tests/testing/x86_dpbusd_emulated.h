@@ -3,6 +3,8 @@
 // (x86_dpbusd_emulated_avx2.cpp, compiled with AVX2 flags).
 #pragma once
 
+#include <cstdint>
+
 #include "kernels/kernel_table.h"
 
 namespace kz::testing {
@@ -10,5 +12,7 @@ namespace kz::testing {
 // The PackedMatmul of the VNNI table for Q4_0, Q8_0 or Q4_K, with the emulated instruction. Call
 // only where the CPU has AVX2, FMA and F16C; on other architectures: rows == 0 (none).
 PackedMatmul dpbusd_emulated_packed(DType t);
+// How many gemv / gemm calls the emulated kernels have run (tests check that they ran at all).
+int64_t dpbusd_emulated_calls();
 
 }  // namespace kz::testing

@@ -9,6 +9,13 @@
 #endif
 
 namespace kz::testing {
+namespace {
+std::atomic<int64_t> calls{0};
+}  // namespace
+
+int64_t dpbusd_emulated_calls() {
+  return calls.load();
+}
 
 #if defined(__x86_64__)
 namespace {
@@ -37,9 +44,13 @@ PackedMatmul emulated(const char* name, decltype(PackedMatmul::pack) pack,
   p.quantize = quantize;
   p.act_block_bytes = act_block_bytes;
   p.gemv = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
-              float* y) { gemv<Tiles>(w, row_bytes, n_rows, act, n, y); };
+              float* y) {
+    ++calls;
+    gemv<Tiles>(w, row_bytes, n_rows, act, n, y);
+  };
   p.gemm = [](const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
               uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
+    ++calls;
     gemm<Tiles>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
   };
   p.name = name;

@@ -18,6 +18,7 @@
 #include "quant/blocks.h"
 
 namespace kz::x86 {
+namespace {  // per file: see simd_avx2.h
 
 struct UnpackedK {
   __m256i q[8];      // chunk c: unsigned quants of elements 32c .. 32c+31
@@ -217,4 +218,5 @@ void gemm_k(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* ac
   }
 }
 
+}  // namespace
 }  // namespace kz::x86

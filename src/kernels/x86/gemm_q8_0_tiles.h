@@ -15,6 +15,7 @@
 #include "quant/blocks.h"
 
 namespace kz::x86 {
+namespace {  // per file: see simd_avx2.h
 
 struct WeightsQ8_0 {
   using Block = BlockQ8_0;
@@ -101,4 +102,5 @@ void gemm_q8_0(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void*
   }
 }
 
+}  // namespace
 }  // namespace kz::x86

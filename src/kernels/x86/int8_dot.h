@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 namespace kz::x86 {
+namespace {  // per file: see simd_avx2.h
 
 struct Int8DotAvx2 {
   static __m256i dot(__m256i w, __m256i a) {
@@ -27,4 +28,5 @@ struct Int8DotAvx512Vnni {
 };
 #endif
 
+}  // namespace
 }  // namespace kz::x86

@@ -18,8 +18,8 @@ namespace {
 
 using namespace packed;
 
-struct WeightsQ8_0 : Q8_0Layout {
-  // Signed weights: maddubs(|w|, a * sign(w)), as the reference's x86 kernels do.
+// Q8_0 packed as signed bytes: maddubs(|w|, a * sign(w)), as the reference's x86 kernels do.
+struct Q8_0SignedWeights : Q8_0Layout {
   template <int NT>
   static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
@@ -35,10 +35,6 @@ struct WeightsQ8_0 : Q8_0Layout {
     }
   }
 };
-
-}  // namespace
-
-namespace {
 
 // The quants and scale of quantize_q8_0__avx2 (the reference's converter), with the scale as f32
 // and kZeroPoint times the quants' sum.
@@ -87,12 +83,13 @@ void gemm_q4_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows
 }
 void gemv_q8_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             int64_t n, float* y) {
-  packed::gemv<Tiles<WeightsQ8_0>>(w, row_bytes, n_rows, act, n, y);
+  packed::gemv<Tiles<Q8_0SignedWeights>>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q8_0x8_q8_0__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                             uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y,
                             int64_t y_stride) {
-  packed::gemm<Tiles<WeightsQ8_0>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  packed::gemm<Tiles<Q8_0SignedWeights>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y,
+                                         y_stride);
 }
 
 }  // namespace kz::x86

@@ -1,4 +1,4 @@
-// What the packed matrix-product kernels (packed_q8_0_blocks.h, matmul_packed_q4_k_avx2.cpp)
+// What the packed matrix-product kernels (packed_q8_0_blocks.h, packed_q4_k_blocks.h)
 // share: groups of 8 interleaved rows, and gemv / gemm (PackedMatmul's signatures) driving a
 // kernel's tile over them. A kernel K supplies K::Packed (one block of a group: the 8 rows'
 // kBlock elements), K::kBlock and
@@ -7,7 +7,7 @@
 //                                      int64_t y_stride);
 // which writes y[t * y_stride + r] for the group's rows r < 8 and NT tokens from nb blocks, each
 // output with the same operations whatever NT is (so gemm equals gemv bit for bit). Include only
-// from *_avx2.cpp files.
+// from *_avx2.cpp / *_avx512*.cpp files.
 #pragma once
 
 #include <immintrin.h>
@@ -16,6 +16,7 @@
 #include <cstring>
 
 namespace kz::x86::packed {
+namespace {  // per file: see simd_avx2.h
 
 constexpr int kRows = 8;
 // Tokens per tile: with more, the accumulators of the int8 tiles spill to the stack.
@@ -68,4 +69,5 @@ void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
   }
 }
 
+}  // namespace
 }  // namespace kz::x86::packed

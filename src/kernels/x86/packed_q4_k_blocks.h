@@ -20,6 +20,7 @@
 #include "quant/blocks.h"
 
 namespace kz::x86::packed {
+namespace {  // per file: see simd_avx2.h
 
 // Super-block b of a group of 8 rows. scales[w][r] is 32-bit word w of row r's 12 scale bytes;
 // qs[j][i] holds bytes 4i..4i+3 of row r's 32-byte chunk j at bytes 4r..4r+3 (low nibbles:
@@ -126,4 +127,5 @@ struct Q4KTiles {
   }
 };
 
+}  // namespace
 }  // namespace kz::x86::packed

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/x86/packed_driver.h"
 #include "kernels/x86/packed_sums.h"
@@ -22,6 +23,7 @@
 #include "quant/blocks.h"
 
 namespace kz::x86::packed {
+namespace {  // per file: see simd_avx2.h
 
 // Block b of a group of 8 rows: the rows' scales, then their quants in 32-byte vectors, vector j
 // holding elements 4j..4j+3 of row r at bytes 4r..4r+3. Q4_0 keeps the file's nibble pairing, so
@@ -110,6 +112,7 @@ struct Q4_0Weights : Q4_0Layout {
 // of 255 * 128 would saturate.
 template <class S>
 struct Q8_0UnsignedWeights : Q8_0UnsignedLayout {
+  static_assert(!std::is_same_v<S, SumsMaddubs>, "16-bit pair sums of q + 128 saturate");
   template <int NT>
   static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
     __m256i s[NT];
@@ -148,4 +151,5 @@ struct Tiles {
   }
 };
 
+}  // namespace
 }  // namespace kz::x86::packed

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 namespace kz::x86::packed {
+namespace {  // per file: see simd_avx2.h
 
 // A shuffle control that makes each 32-bit lane the int16 pair (byte b0, byte b1) of that lane.
 inline __m256i pair_of_bytes(int b0, int b1) {
@@ -58,4 +59,5 @@ struct SumsDpbusd {
   }
 };
 
+}  // namespace
 }  // namespace kz::x86::packed

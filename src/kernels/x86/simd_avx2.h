@@ -9,6 +9,11 @@
 #include <cstring>
 
 namespace kz::x86 {
+// The x86 kernel headers put their definitions in an unnamed namespace: they are compiled into
+// files with different ISA flags (AVX2, AVX-512), and inline functions or template instances
+// with external linkage would be merged by the linker into one copy, perhaps an AVX-512 one
+// that an AVX2-only CPU cannot run. Each file keeps its own copy instead.
+namespace {
 
 inline float hsum_f32x8(__m256 x) {
   __m128 r = _mm_add_ps(_mm256_extractf128_ps(x, 1), _mm256_castps256_ps128(x));
@@ -71,4 +76,5 @@ inline __m256 exp_f32x8(__m256 x) {
   return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
+}  // namespace
 }  // namespace kz::x86

@@ -8,6 +8,7 @@
 #include "kernels/x86/simd_avx2.h"
 
 namespace kz::x86 {
+namespace {  // per file: see simd_avx2.h
 
 struct Avx2Vec8 {
   using V = __m256;
@@ -21,4 +22,5 @@ struct Avx2Vec8 {
   static float hsum(V x) { return hsum_f32x8(x); }
 };
 
+}  // namespace
 }  // namespace kz::x86
