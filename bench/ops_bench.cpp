@@ -8,6 +8,7 @@
 
 #include "base/thread_pool.h"
 #include "bench_util.h"
+#include "kernels/ref/delta_net.h"
 
 namespace kz::bench {
 namespace {
@@ -60,6 +61,20 @@ void BM_RmsNorm(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_RmsNorm)->ArgsProduct({{2048}, {0, 1}})->ArgNames({"n", "lvl"})->UseRealTime();
+
+// The delta rule's q and k normalization for a prompt tile: 32 rows of 128 (ref::l2_norm at
+// lvl 0, the kernel table's l2_norm at lvl 1), one thread.
+void BM_L2Norm(benchmark::State& st) {
+  const KernelTable& t = table_for_level(st.range(0));
+  auto* l2_norm = st.range(0) && t.ops.l2_norm ? t.ops.l2_norm : &ref::l2_norm;
+  st.SetLabel(st.range(0) ? t.isa : "scalar");
+  auto x = random_vec(32 * 128, 1);
+  for (auto _ : st) {
+    l2_norm(x.data(), 128, 32, 1e-6f);
+    benchmark::DoNotOptimize(x.data());
+  }
+}
+BENCHMARK(BM_L2Norm)->Arg(0)->Arg(1)->ArgNames({"lvl"})->UseRealTime();
 
 // Qwen3.5-0.8B's conv1d: 6144 channels, 4 taps; tokens = st.range(0).
 void BM_SsmConv(benchmark::State& st) {

@@ -139,6 +139,25 @@ void CpuBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   split_even(n, 64, 8 * n, [&](int64_t b, int64_t e) { f(x + b, gate + b, e - b); });
 }
 
+// F16 caches (the default) take the table's converter, rows split over the threads; the same
+// bytes as the reference's.
+void CpuBackend::kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
+                          const float* v) {
+  auto* f = table_->ops.to_f16;
+  if (!f || kv.k_type != DType::F16 || kv.v_type != DType::F16)
+    return RefBackend::kv_store(kv, pos0, n_tok, k, v);
+  const int d = kv.head_dim;
+  const int64_t rows = n_tok * kv.n_kv_head;
+  split_even(rows, 1, rows * d * 2, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t pos = pos0 + r / kv.n_kv_head;
+      const int h = int(r % kv.n_kv_head);
+      f(k + r * d, kv.k_row(h, pos), d);
+      f(v + r * d, kv.v_row(h, pos), d);
+    }
+  });
+}
+
 void CpuBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
                            int n_head, float scale, float* out) {
   auto* f = table_->ops.attention;

@@ -32,10 +32,12 @@ class CpuBackend : public RefBackend {
   void silu(float* x, int64_t n) override;
   void add(float* x, const float* y, int64_t n) override;
   void mul_sigmoid(float* x, const float* gate, int64_t n) override;
+  void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
+                const float* v) override;
   void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                  float scale, float* out) override;
-  // Prefill uses the chunked (linear-time, matrix-product) form; decode the recurrence; both
-  // split the value heads over the threads.
+  // The vectorized recurrence for prompts and decode alike where the table has one, else the
+  // chunked form for prompts; the value heads split over the threads.
   void gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                         const float* beta, float eps, float* state, float* out) override;
   void gated_rms_norm(const float* x, const float* z, const float* w, int64_t n, int64_t rows,

@@ -1,11 +1,11 @@
 // The gated delta rule recurrence (spec/qwen35.md §8.5), token by token, for a range of value
 // heads, written once over an ISA's 8-lane f32 vector (kernels/x86/vec8_avx2.h,
-// kernels/arm/vec8_neon.h: zero, splat, load, store, mul, fma, hsum, lane for lane equal), so
-// x86 and ARM give the same bits. Per token, the reference makes four passes over a head's state
-// M (decay, M k, rank-1 update, M q); each row of M only depends on itself, so here a row is
-// decayed and dotted with k in one pass, then updated and dotted with q in a second (the state
-// is read twice and written once), and kRowsAtOnce rows are interleaved so that their chains of
-// dependent multiply-adds overlap.
+// kernels/arm/vec8_neon.h: zero, splat, load, store, mul, fma, hsum and sum_squares4, lane for
+// lane equal), so x86 and ARM give the same bits. Per token, the
+// reference makes four passes over a head's state M (decay, M k, rank-1 update, M q); each row of M
+// only depends on itself, so here a row is decayed and dotted with k in one pass, then updated and
+// dotted with q in a second (the state is read twice and written once), and kRowsAtOnce rows are
+// interleaved so that their chains of dependent multiply-adds overlap.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <cstdint>
 
 #include "backend/backend.h"
-#include "kernels/ref/delta_net.h"
 
 namespace kz::delta_rule {
 
@@ -63,6 +62,29 @@ void update_rows(float* m, int d_k, const float* k, const float* q, const float*
   }
 }
 
+// Rows r < rows of x (n floats each, `stride` apart) divided in place by max(||row||, eps), the
+// bits of ref::l2_norm (OpKernels::l2_norm). Its sum of f32 squares in double is sequential, so a
+// row alone cannot use the vector lanes; four rows share them, one double lane a row
+// (Isa::sum_squares4), the spare lanes of a last group repeating its last row.
+template <class Isa>
+void l2_normalize_rows(float* x, int n, int64_t stride, int rows, float eps) {
+  for (int r0 = 0; r0 < rows; r0 += 4) {
+    const int nr = std::min(4, rows - r0);
+    const float* p[4];
+    for (int r = 0; r < 4; ++r) p[r] = x + (r0 + std::min(r, nr - 1)) * stride;
+    double sums[4];
+    Isa::sum_squares4(p, n, sums);
+    for (int r = 0; r < nr; ++r) {
+      const float scale = 1.0f / std::max(std::sqrt(static_cast<float>(sums[r])), eps);
+      float* row = x + (r0 + r) * stride;
+      int i = 0;
+      for (; i + 8 <= n; i += 8)
+        Isa::store(row + i, Isa::mul(Isa::load(row + i), Isa::splat(scale)));
+      for (; i < n; ++i) row[i] *= scale;
+    }
+  }
+}
+
 // OpKernels::delta_rule (kernels/kernel_table.h); d_k <= kMaxDk. A head's state rows are
 // independent, so each group of kRowsAtOnce rows runs through a tile of kTokenTile tokens while
 // it is in L1: the state (64 KB a head for Qwen3.5) is streamed once per tile, not per token.
@@ -82,10 +104,12 @@ void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float*
       const int nt = int(std::min<int64_t>(kTokenTile, n_tok - t0));
       for (int t = 0; t < nt; ++t) {
         const float* row = qkv + (t0 + t) * conv_dim;
-        ref::l2_normalized(row + int64_t(kh) * d_k, d_k, eps, q[t]);
-        ref::l2_normalized(row + key_dim + int64_t(kh) * d_k, d_k, eps, k[t]);
+        std::copy_n(row + int64_t(kh) * d_k, d_k, q[t]);
+        std::copy_n(row + key_dim + int64_t(kh) * d_k, d_k, k[t]);
         decay[t] = std::exp(g[(t0 + t) * dims.n_v + h]);
       }
+      l2_normalize_rows<Isa>(q[0], d_k, kMaxDk, nt, eps);
+      l2_normalize_rows<Isa>(k[0], d_k, kMaxDk, nt, eps);
       for (int j = 0; j < d_v;) {
         const bool group = j + kRowsAtOnce <= d_v;  // the last d_v % 4 rows one at a time
         for (int t = 0; t < nt; ++t) {

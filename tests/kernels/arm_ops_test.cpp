@@ -24,6 +24,7 @@ TEST(ArmOps, NotAnArmBuild) {
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/ops.h"
+#include "l2_norm_check.h"
 #include "quant/quant.h"
 
 namespace kz {
@@ -182,6 +183,11 @@ TEST(ArmOps, DeltaRuleTokensAndHeadRanges) {
   testing::check_delta_rule(arm::delta_rule__neon, kReorderedRel);
 }
 
+TEST(ArmOps, L2NormGivesTheReferenceBits) {
+  REQUIRE_NEON();
+  testing::check_l2_norm(arm::l2_norm__neon);
+}
+
 TEST(ArmOps, TableTakesThemWithNeon) {
   CpuFeatures neon;
   neon.neon = true;
@@ -189,6 +195,7 @@ TEST(ArmOps, TableTakesThemWithNeon) {
   EXPECT_STREQ(t.ops.isa, "neon");
   EXPECT_EQ(t.ops.attention, &arm::attention__neon);
   EXPECT_EQ(t.ops.delta_rule, &arm::delta_rule__neon);
+  EXPECT_EQ(t.ops.l2_norm, &arm::l2_norm__neon);
   EXPECT_EQ(t.ops.ssm_conv, nullptr);  // the reference's, as on x86
   EXPECT_EQ(build_kernel_table(CpuFeatures{}).ops.attention, nullptr);
 }

@@ -92,5 +92,6 @@ void attention__neon(const float* q, const KvCacheView& kv, int64_t pos0, int64_
 void delta_rule__neon(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                       const float* beta, float eps, float* state, float* out, int h_begin,
                       int h_end);
+void l2_norm__neon(float* x, int64_t n, int64_t rows, float eps);
 
 }  // namespace kz::arm

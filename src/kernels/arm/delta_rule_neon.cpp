@@ -11,5 +11,8 @@ void delta_rule__neon(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                       int h_end) {
   delta_rule::run<NeonVec8>(dims, n_tok, qkv, g, beta, eps, state, out, h_begin, h_end);
 }
+void l2_norm__neon(float* x, int64_t n, int64_t rows, float eps) {
+  delta_rule::l2_normalize_rows<NeonVec8>(x, int(n), n, int(rows), eps);
+}
 
 }  // namespace kz::arm

@@ -26,5 +26,8 @@ void attention__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_
 void delta_rule__avx2(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                       const float* beta, float eps, float* state, float* out, int h_begin,
                       int h_end);
+void l2_norm__avx2(float* x, int64_t n, int64_t rows, float eps);
+// F32 -> F16 with F16C, the bits of quant's quantize_f16 (NaN blocks take its scalar encoding).
+void to_f16__avx2(const float* x, void* dst, int64_t n);
 
 }  // namespace kz::x86

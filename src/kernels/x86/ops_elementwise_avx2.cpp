@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "base/half.h"
 #include "kernels/ref/ops.h"
 #include "kernels/x86/ops_avx2.h"
 #include "kernels/x86/simd_avx2.h"
@@ -142,6 +143,21 @@ void gated_rms_norm__avx2(const float* x, const float* z, const float* w, int64_
   }
 }
 
+void to_f16__avx2(const float* x, void* dst, int64_t n) {
+  auto* h = static_cast<uint16_t*>(dst);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {  // F16C keeps NaN payloads
+      for (int j = 0; j < 8; ++j) h[i + j] = fp32_to_fp16(x[i + j]);
+      continue;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
+                     _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) h[i] = fp32_to_fp16(x[i]);
+}
+
 OpKernels ops_avx2() {
   OpKernels k;
   k.rms_norm = rms_norm__avx2;
@@ -153,6 +169,8 @@ OpKernels ops_avx2() {
   k.attention = attention__avx2;
   k.gated_rms_norm = gated_rms_norm__avx2;
   k.delta_rule = delta_rule__avx2;
+  k.l2_norm = l2_norm__avx2;
+  k.to_f16 = to_f16__avx2;
   k.isa = "avx2";
   return k;
 }

@@ -53,8 +53,10 @@ void add_avx2(KernelTable& t) {
   set(t, DType::Q4_K, gemv_q4_K_q8_K__avx2, gemm_q4_K_q8_K_4x1__avx2, "q4_K_q8_K avx2");
   set(t, DType::Q5_K, gemv_q5_K_q8_K__avx2, gemm_q5_K_q8_K_4x1__avx2, "q5_K_q8_K avx2");
   set(t, DType::Q6_K, gemv_q6_K_q8_K__avx2, gemm_q6_K_q8_K_4x1__avx2, "q6_K_q8_K avx2");
-  for (MatmulKernel& k : t.matmul)
+  for (MatmulKernel& k : t.matmul) {
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = quantize_q8_0__avx2;
+    if (k.gemv && k.act_type == DType::F16) k.quantize = to_f16__avx2;
+  }
   // Signed Q8_0 ignores the activations' offset; it shares Q4_0's converter.
   set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
              gemv_q4_0x8_q8_0__avx2, gemm_q4_0x8_q8_0__avx2, "q4_0x8_q8_0 avx2");
