@@ -1,11 +1,11 @@
 // The gated delta rule recurrence (spec/qwen35.md §8.5), token by token, for a range of value
 // heads, written once over an ISA's 8-lane f32 vector (kernels/x86/vec8_avx2.h,
 // kernels/arm/vec8_neon.h: zero, splat, load, store, mul, fma, hsum and sum_squares4, lane for
-// lane equal), so x86 and ARM give the same bits. Per token, the
-// reference makes four passes over a head's state M (decay, M k, rank-1 update, M q); each row of M
-// only depends on itself, so here a row is decayed and dotted with k in one pass, then updated and
-// dotted with q in a second (the state is read twice and written once), and kRowsAtOnce rows are
-// interleaved so that their chains of dependent multiply-adds overlap.
+// lane equal), so x86 and ARM give the same bits. Per token, the reference makes four passes over
+// a head's state M (decay, M k, rank-1 update, M q); each row of M only depends on itself, so here
+// a row is decayed and dotted with k in one pass, then updated and dotted with q in a second (the
+// state is read twice and written once), and kRowsAtOnce rows are interleaved so that their
+// chains of dependent multiply-adds overlap.
 #pragma once
 
 #include <algorithm>

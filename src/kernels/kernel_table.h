@@ -76,8 +76,8 @@ struct OpKernels {
   void (*delta_rule)(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                      const float* beta, float eps, float* state, float* out, int h_begin,
                      int h_end) = nullptr;
-  // ref::l2_norm's rows (x / max(||x||, eps) in place), its bits; the delta_rule kernel above
-  // normalizes its q and k rows with the same code.
+  // ref::l2_norm's rows (x / max(||x||, eps) in place), its bits: the code with which the
+  // delta_rule kernel above normalizes its q and k, here so that tests and benchmarks reach it.
   void (*l2_norm)(float* x, int64_t n, int64_t rows, float eps) = nullptr;
   // x[n] f32 -> n F16 values with quant's quantize_f16 bits (round to nearest even; any NaN ->
   // sign | 0x7e00): F16 K/V rows, and the activations of F16 weights.

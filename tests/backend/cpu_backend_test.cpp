@@ -206,26 +206,29 @@ TEST_P(CpuVsRef, Attention) {
   }
 }
 
-// The stored K/V bytes are the reference's for every cache type pair, from a position on; the
-// rows hold NaN, infinities and values that round to F16's extremes as well.
+// The stored K/V bytes are the reference's for every cache type pair, from a position on, for a
+// few rows and for enough to split over the threads; the rows hold NaN, infinities and values
+// that round to F16's extremes as well.
 TEST_P(CpuVsRef, KvStoreWritesTheReferenceBytes) {
-  const int64_t n_ctx = 23, pos0 = 4, n_tok = 19;
-  const int n_kv = 3, d = 96;
-  for (DType kt : {DType::F16, DType::F32, DType::Q8_0})
-    for (DType vt : {DType::F16, DType::Q8_0}) {
-      SCOPED_TRACE(std::string(dtype_name(kt)) + "/" + std::string(dtype_name(vt)));
-      const int64_t row = int64_t(n_kv) * d;
-      auto kf = random(n_tok * row, 31, 3.0f), vf = random(n_tok * row, 32, 3.0f);
-      kf[5] = NAN, kf[17] = INFINITY, kf[40] = -65520.0f, vf[9] = 65519.0f, vf[100] = 3e-8f;
-      const uint64_t kb = row_bytes(kt, d) * n_kv * n_ctx, vb = row_bytes(vt, d) * n_kv * n_ctx;
-      std::vector<uint8_t> k_got(kb, 0xAB), v_got(vb, 0xAB), k_want(kb, 0xAB), v_want(vb, 0xAB);
-      const KvCacheView got{kt, vt, k_got.data(), v_got.data(), n_ctx, n_kv, d};
-      const KvCacheView want{kt, vt, k_want.data(), v_want.data(), n_ctx, n_kv, d};
-      cpu_->kv_store(got, pos0, n_tok, kf.data(), vf.data());
-      ref_.kv_store(want, pos0, n_tok, kf.data(), vf.data());
-      EXPECT_EQ(k_got, k_want);
-      EXPECT_EQ(v_got, v_want);
-    }
+  for (auto [n_ctx, pos0, n_tok, n_kv, d] :
+       {std::tuple<int64_t, int64_t, int64_t, int, int>{23, 4, 19, 3, 96}, {310, 5, 300, 4, 128}}) {
+    for (DType kt : {DType::F16, DType::F32, DType::Q8_0})
+      for (DType vt : {DType::F16, DType::Q8_0}) {
+        SCOPED_TRACE(std::string(dtype_name(kt)) + "/" + std::string(dtype_name(vt)) + " tokens " +
+                     std::to_string(n_tok));
+        const int64_t row = int64_t(n_kv) * d;
+        auto kf = random(n_tok * row, 31, 3.0f), vf = random(n_tok * row, 32, 3.0f);
+        kf[5] = NAN, kf[17] = INFINITY, kf[40] = -65520.0f, vf[9] = 65519.0f, vf[100] = 3e-8f;
+        const uint64_t kb = row_bytes(kt, d) * n_kv * n_ctx, vb = row_bytes(vt, d) * n_kv * n_ctx;
+        std::vector<uint8_t> k_got(kb, 0xAB), v_got(vb, 0xAB), k_want(kb, 0xAB), v_want(vb, 0xAB);
+        const KvCacheView got{kt, vt, k_got.data(), v_got.data(), n_ctx, n_kv, d};
+        const KvCacheView want{kt, vt, k_want.data(), v_want.data(), n_ctx, n_kv, d};
+        cpu_->kv_store(got, pos0, n_tok, kf.data(), vf.data());
+        ref_.kv_store(want, pos0, n_tok, kf.data(), vf.data());
+        EXPECT_EQ(k_got, k_want);
+        EXPECT_EQ(v_got, v_want);
+      }
+  }
 }
 
 TEST_P(CpuVsRef, SsmConvAndDeltaNetGates) {

@@ -106,11 +106,6 @@ void delta_net_gates(const float* alpha, const float* b, const float* dt_bias, c
   }
 }
 
-void l2_normalized(const float* src, int64_t n, float eps, float* dst) {
-  std::copy_n(src, n, dst);
-  l2_norm(dst, n, 1, eps);
-}
-
 void l2_norm(float* x, int64_t n, int64_t rows, float eps) {
   for (int64_t r = 0; r < rows; ++r) {
     float* row = x + r * n;

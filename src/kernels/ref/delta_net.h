@@ -19,8 +19,6 @@ void delta_net_gates(const float* alpha, const float* b, const float* dt_bias, c
 
 // x[rows][n] in place: x / max(sqrt(sum x^2), eps) (eps is a floor, not added; sum in double).
 void l2_norm(float* x, int64_t n, int64_t rows, float eps);
-// dst[n] = src / max(||src||, eps), as l2_norm (the fast delta-rule kernels' per-head q and k).
-void l2_normalized(const float* src, int64_t n, float eps, float* dst);
 
 // Token-by-token recurrence (§8.5), the form decode uses and the definition of the op.
 void gated_delta_rule_recurrent(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,

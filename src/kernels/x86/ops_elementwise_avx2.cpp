@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "base/half.h"
 #include "kernels/ref/ops.h"
 #include "kernels/x86/ops_avx2.h"
 #include "kernels/x86/simd_avx2.h"
+#include "quant/quant.h"
 
 namespace kz::x86 {
 namespace {
@@ -149,13 +149,13 @@ void to_f16__avx2(const float* x, void* dst, int64_t n) {
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
     if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {  // F16C keeps NaN payloads
-      for (int j = 0; j < 8; ++j) h[i + j] = fp32_to_fp16(x[i + j]);
+      quantize_row(DType::F16, x + i, h + i, 8);
       continue;
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
                      _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  for (; i < n; ++i) h[i] = fp32_to_fp16(x[i]);
+  quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
 }
 
 OpKernels ops_avx2() {

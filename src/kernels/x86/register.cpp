@@ -3,8 +3,9 @@
 // own flags (CMakeLists.txt) and only reached when the table's features report the ISA.
 //
 // Per ISA (weight type: kernel; every other type keeps its reference entry):
-//   avx2+fma+f16c  f32/f16/bf16: gemv_*__avx2; q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0
-//                  converter; q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
+//   avx2+fma+f16c  f32/f16/bf16: gemv_*__avx2 (f16 with the F16C activation converter
+//                  to_f16__avx2); q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0 converter;
+//                  q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K with
