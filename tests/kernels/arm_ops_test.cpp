@@ -26,6 +26,7 @@ TEST(ArmOps, NotAnArmBuild) {
 #include "kernels/ref/ops.h"
 #include "l2_norm_check.h"
 #include "quant/quant.h"
+#include "to_f16_check.h"
 
 namespace kz {
 namespace {
@@ -183,6 +184,11 @@ TEST(ArmOps, DeltaRuleTokensAndHeadRanges) {
   testing::check_delta_rule(arm::delta_rule__neon, kReorderedRel);
 }
 
+TEST(ArmOps, ToF16GivesTheConverterBits) {
+  REQUIRE_NEON();
+  testing::check_to_f16(arm::to_f16__neon);
+}
+
 TEST(ArmOps, L2NormGivesTheReferenceBits) {
   REQUIRE_NEON();
   testing::check_l2_norm(arm::l2_norm__neon);
@@ -196,6 +202,7 @@ TEST(ArmOps, TableTakesThemWithNeon) {
   EXPECT_EQ(t.ops.attention, &arm::attention__neon);
   EXPECT_EQ(t.ops.delta_rule, &arm::delta_rule__neon);
   EXPECT_EQ(t.ops.l2_norm, &arm::l2_norm__neon);
+  EXPECT_EQ(t.ops.to_f16, &arm::to_f16__neon);
   EXPECT_EQ(t.ops.ssm_conv, nullptr);  // the reference's, as on x86
   EXPECT_EQ(build_kernel_table(CpuFeatures{}).ops.attention, nullptr);
 }

@@ -3,15 +3,13 @@
 // The backend-level comparison at model shapes is tests/backend/cpu_backend_test.cpp.
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
-#include <iterator>
-#include <random>
 #include <vector>
 
 #include "delta_rule_check.h"
 #include "kernels/ref/ops.h"
 #include "l2_norm_check.h"
+#include "to_f16_check.h"
 #include "x86_test_util.h"
 
 namespace kz {
@@ -109,40 +107,10 @@ TEST_P(X86Ops, DeltaRuleTokensAndHeadRanges) {
   testing::check_delta_rule(table.ops.delta_rule, kReorderedRel);
 }
 
-// Every rounding case of F32 -> F16 (ties, subnormals, overflow, NaN) against the scalar
-// converter, over random bit patterns and lengths with tails.
 TEST_P(X86Ops, ToF16GivesTheConverterBits) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
   ASSERT_NE(table.ops.to_f16, nullptr);
-  std::mt19937 rng(5);
-  std::vector<float> x(1 << 20);
-  for (float& f : x) f = std::bit_cast<float>(uint32_t(rng()));
-  const float edges[] = {0.0f,
-                         -0.0f,
-                         65504.0f,
-                         65519.0f,
-                         65520.0f,
-                         -65536.0f,
-                         5.9604645e-8f,
-                         2.9802322e-8f,
-                         2.9802326e-8f,
-                         1e-45f,
-                         6.1035156e-5f,
-                         1.00048828125f,
-                         INFINITY,
-                         -INFINITY,
-                         NAN,
-                         1.0f + 0x1p-11f,
-                         1.0f + 0x1p-11f + 0x1p-23f};
-  for (size_t i = 0; i < std::size(edges); ++i) x[i * 3] = edges[i];
-  for (int64_t n : {int64_t(1), int64_t(7), int64_t(9), int64_t(17), int64_t(x.size())}) {
-    std::vector<uint16_t> got(n), want(n);
-    table.ops.to_f16(x.data(), got.data(), n);
-    quantize_row(DType::F16, x.data(), want.data(), n);
-    for (int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(got[i], want[i]) << "n " << n << " x " << x[i] << " bits 0x" << std::hex
-                                 << std::bit_cast<uint32_t>(x[i]);
-  }
+  testing::check_to_f16(table.ops.to_f16);
 }
 
 TEST_P(X86Ops, L2NormGivesTheReferenceBits) {

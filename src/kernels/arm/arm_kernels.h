@@ -93,5 +93,7 @@ void delta_rule__neon(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                       const float* beta, float eps, float* state, float* out, int h_begin,
                       int h_end);
 void l2_norm__neon(float* x, int64_t n, int64_t rows, float eps);
+// F32 -> F16 with the bits of quant's quantize_f16 (F16 K/V rows, F16 weights' activations).
+void to_f16__neon(const float* x, void* dst, int64_t n);
 
 }  // namespace kz::arm

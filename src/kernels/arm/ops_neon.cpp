@@ -10,6 +10,7 @@
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/exp_neon.h"
 #include "kernels/ref/ops.h"
+#include "quant/quant.h"
 
 namespace kz::arm {
 namespace {
@@ -156,6 +157,22 @@ void gated_rms_norm__neon(const float* x, const float* z, const float* w, int64_
         },
         [&](int64_t i) { yr[i] = xr[i] * scale * w[i] * ref::silu(zr[i]); });
   }
+}
+
+// FCVTN rounds to nearest even (the default FPCR) and keeps subnormals, as quantize_f16 does;
+// blocks with a NaN take the scalar converter, whose NaN encoding is sign | 0x7e00.
+void to_f16__neon(const float* x, void* dst, int64_t n) {
+  auto* h = static_cast<uint16_t*>(dst);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const float32x4_t v = vld1q_f32(x + i);
+    if (vminvq_u32(vceqq_f32(v, v)) == 0) {  // a lane is NaN
+      quantize_row(DType::F16, x + i, h + i, 4);
+      continue;
+    }
+    vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(v)));
+  }
+  quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
 }
 
 }  // namespace kz::arm

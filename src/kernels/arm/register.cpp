@@ -9,8 +9,8 @@
 //   +i8mm     (with dotprod) q4_0, q8_0: gemv_*__neon_i8mm, gemm_*_4x4__neon_i8mm, in the
 //             block-sum order, not the AVX2 order of the levels below (arm_kernels.h)
 //   ops       rms_norm, rope_neox, swiglu, silu, add, mul_sigmoid, attention, gated_rms_norm,
-//             delta_rule, l2_norm: *__neon (ops_neon.cpp, attention_neon.cpp,
-//             delta_rule_neon.cpp)
+//             delta_rule, l2_norm, to_f16 (also f16 weights' activations): *__neon
+//             (ops_neon.cpp, attention_neon.cpp, delta_rule_neon.cpp)
 // What ARM still takes from the reference (STYLE §3): gemv of q4_1, q5_0, q5_1, iq4_nl, q2_K,
 // q3_K and iq4_xs; the Q8_K, Q8_1, F16 and BF16 activation converters (one pass over the
 // activations per matrix product, against one pass over the weights per activation row);
@@ -82,8 +82,10 @@ void add_arm_kernels(KernelTable& table) {
   set(table, kNeon);
   // Bit-identical to the reference's Q8_0 converter (quantize_neon.cpp), so every type with Q8_0
   // activations takes it, whichever gemv it keeps.
-  for (MatmulKernel& k : table.matmul)
+  for (MatmulKernel& k : table.matmul) {
     if (k.gemv && k.act_type == DType::Q8_0) k.quantize = arm::quantize_q8_0__neon;
+    if (k.gemv && k.act_type == DType::F16) k.quantize = arm::to_f16__neon;
+  }
   if (f.dotprod) set(table, kDotProd);
   // The i8mm gemv uses vdotq_s32 too (it must give the gemm's bits), hence both features.
   if (f.i8mm && f.dotprod) set(table, kI8mm);
@@ -98,6 +100,7 @@ void add_arm_kernels(KernelTable& table) {
   ops.gated_rms_norm = arm::gated_rms_norm__neon;
   ops.delta_rule = arm::delta_rule__neon;
   ops.l2_norm = arm::l2_norm__neon;
+  ops.to_f16 = arm::to_f16__neon;
   ops.isa = "neon";
 }
 #else
