@@ -57,9 +57,7 @@ class X86Packed : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(X86Packed, TableHasTheVariantsKernels) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const char* isa = GetParam() == Variant::kAvx2         ? " avx2"
-                    : GetParam() == Variant::kAvx512Vnni ? " avx512vnni"
-                                                         : " dpbusd-emulated";
+  const std::string isa = std::string(" ") + variant_name(GetParam());
   for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K})
     EXPECT_NE(std::string(table.matmul[static_cast<uint32_t>(t)].packed.name).find(isa),
               std::string::npos)

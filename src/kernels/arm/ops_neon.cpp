@@ -172,7 +172,7 @@ void to_f16__neon(const float* x, void* dst, int64_t n) {
     }
     vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(v)));
   }
-  quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
+  if (i < n) quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
 }
 
 }  // namespace kz::arm

@@ -155,7 +155,7 @@ void to_f16__avx2(const float* x, void* dst, int64_t n) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
                      _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
+  if (i < n) quantize_row(DType::F16, x + i, h + i, n - i);  // the tail, in the scalar converter
 }
 
 OpKernels ops_avx2() {
