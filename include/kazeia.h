@@ -84,9 +84,14 @@ typedef struct kz_session_params {
   int32_t n_threads;                /* 0: all hardware threads */
   const char* k_type;               /* KV cache element types: "f32", "f16" or "q8_0" (head   */
   const char* v_type;               /*   size a multiple of 32); NULL: default ("f16")        */
-  const char* backend;              /* "cpu" or "ref"; NULL: default */
+  const char* backend;              /* device: "cpu", "ref" or "faulty:ENTRIES"; NULL: default */
   int64_t checkpoint_interval;      /* recurrent-state checkpoint every N tokens (0: at turns) */
   uint64_t checkpoint_budget_bytes; /* memory for those checkpoints */
+  const char* op_filter;            /* ops run on the CPU instead of the device: a list such as */
+                                    /*   "ssm_conv@prompt", a file, or "auto"; NULL: the      */
+                                    /*   KAZEIA_OPFILTER environment variable, else none      */
+  const char* cache_dir;            /* where "auto" keeps its results; NULL: KAZEIA_CACHE_DIR, */
+                                    /*   $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia          */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);

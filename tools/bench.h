@@ -54,6 +54,7 @@ struct ChatReplayResult {
 // Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with
 // short generated answers), once with prefix reuse and once recomputing every turn.
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
-                             int n_threads, const std::string& backend);
+                             int n_threads, const std::string& backend,
+                             const std::string& op_filter);
 
 }  // namespace kz::cli

@@ -8,7 +8,6 @@
 #include <memory>
 #include <sstream>
 
-#include "backend/factory.h"
 #include "backend/profiling_backend.h"
 #include "base/error.h"
 #include "base/timer.h"
@@ -21,7 +20,7 @@ namespace kz::cli {
 namespace {
 
 struct Row {
-  std::string model, type, backend, kv, test;
+  std::string model, type, backend, kv, test, op_filter;
   uint64_t size = 0;
   int threads = 0;
   Stat tok_s;
@@ -53,6 +52,17 @@ std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
   for (int64_t i = 0; i < n; ++i)
     t[i] = int32_t((i * 7919 + 13) % std::min<int64_t>(n_vocab, 1000));
   return t;
+}
+
+// With an op filter in force: where the ops ran and how often the host waited for the device.
+void print_filter_counts(const FilteredBackend* f, int64_t tokens) {
+  if (!f) return;
+  const FilteredBackend::Counts& c = f->counts();
+  std::printf(
+      "  op filter %s: %lld ops on the device, %lld on the cpu, %lld syncs (%.2f per "
+      "token)\n",
+      f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops,
+      (long long)c.syncs, double(c.syncs) / double(tokens));
 }
 
 void print_profile(const char* phase, const OpTimes& t) {
@@ -117,9 +127,15 @@ int cmd_bench(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& path : models) {
     auto model = Model::load(path);
-    auto inner = make_backend(engine.backend, threads);
-    ProfilingBackend profiled(*inner);
-    Backend& be = profile ? static_cast<Backend&>(profiled) : *inner;
+    auto devices = engine.open_devices(*model);
+    std::fprintf(stderr, "bench: %s: %s\n", path.c_str(), devices->describe().c_str());
+    Backend& inner = devices->backend();
+    ProfilingBackend profiled(inner);
+    Backend& be = profile ? static_cast<Backend&>(profiled) : inner;
+    auto reset_counts = [&] {
+      profiled.times().clear();
+      if (devices->filtered()) devices->filtered()->reset_counts();
+    };
     Row base;
     base.model = path.substr(path.find_last_of('/') + 1);
     base.type = dominant_type(model->file());
@@ -127,6 +143,7 @@ int cmd_bench(int argc, char** argv) {
     base.backend = engine.backend;
     base.threads = threads;
     base.kv = engine.cache_type_k + "/" + engine.cache_type_v;
+    base.op_filter = devices->filter().to_string();
     Scratch scratch;
     std::vector<float> logits;
     for (int64_t depth : depths) {
@@ -137,7 +154,7 @@ int cmd_bench(int argc, char** argv) {
       // rewritten before they are read) and the recurrent states restored from a copy.
       SequenceState st = engine.new_state(*model, n_ctx);
       if (depth > 0)
-        model->eval(*inner, st, scratch, bench_tokens(depth, model->info().n_vocab), false, logits);
+        model->eval(inner, st, scratch, bench_tokens(depth, model->info().n_vocab), false, logits);
       const std::vector<RecurrentState> recur_at_depth = st.recur;
       auto start_at_depth = [&] {
         st.n_past = depth;
@@ -149,13 +166,16 @@ int cmd_bench(int argc, char** argv) {
         std::vector<double> speed, ttft;
         for (int r = 0; r < reps + 1; ++r) {  // the first run warms up
           start_at_depth();
-          profiled.times().clear();
+          reset_counts();
           Timer t;
           model->eval(be, st, scratch, prompt, false, logits);
           const double s = t.seconds();
           if (r > 0) speed.push_back(n_prompt / s), ttft.push_back(s * 1e3);
         }
-        if (profile) print_profile(("prefill " + base.model + at).c_str(), profiled.times());
+        if (profile) {
+          print_profile(("prefill " + base.model + at).c_str(), profiled.times());
+          print_filter_counts(devices->filtered(), n_prompt);
+        }
         Row row = base;
         row.test = "pp" + std::to_string(n_prompt) + at;
         row.tok_s = stat_of(speed);
@@ -171,7 +191,7 @@ int cmd_bench(int argc, char** argv) {
         for (int r = 0; r < reps + 1; ++r) {
           const double bandwidth = probe && r > 0 ? probe->measure(threads) : 0;
           start_at_depth();
-          profiled.times().clear();
+          reset_counts();
           Timer t;
           for (int i = 0; i < n_gen; ++i)
             model->eval(be, st, scratch, std::span(&gen[i], 1), false, logits);
@@ -182,7 +202,10 @@ int cmd_bench(int argc, char** argv) {
             roofline_pct.push_back(100.0 * speed.back() * bytes / bandwidth);
           }
         }
-        if (profile) print_profile(("decode " + base.model + at).c_str(), profiled.times());
+        if (profile) {
+          print_profile(("decode " + base.model + at).c_str(), profiled.times());
+          print_filter_counts(devices->filtered(), n_gen);
+        }
         Row row = base;
         row.test = "tg" + std::to_string(n_gen) + at;
         row.tok_s = stat_of(speed);
@@ -205,11 +228,11 @@ int cmd_bench(int argc, char** argv) {
           "  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
           "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
           "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
-          "\"op_filter\": \"none\"}%s\n",
+          "\"op_filter\": \"%s\"}%s\n",
           r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
           r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
           r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
-          kernels.c_str(), i + 1 < rows.size() ? "," : "");
+          kernels.c_str(), r.op_filter.c_str(), i + 1 < rows.size() ? "," : "");
     }
     std::printf("]\n");
   } else if (output == "csv") {
@@ -230,7 +253,8 @@ int cmd_bench(int argc, char** argv) {
                   r.size / 1048576.0, r.type.c_str(), r.backend.c_str(), r.threads, r.kv.c_str(),
                   r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
                   r.extra > 0 ? std::to_string(r.extra).substr(0, 7).c_str() : "-");
-    std::printf("\npeak RSS %.1f MiB | isa: %s | op filter: none", peak_mib, kernels.c_str());
+    std::printf("\npeak RSS %.1f MiB | isa: %s | op filter: %s", peak_mib, kernels.c_str(),
+                rows.empty() ? "none" : rows[0].op_filter.c_str());
     if (!bandwidths.empty())
       std::printf(" | read bandwidth %.2f GB/s (median of %zu probes)", median_of(bandwidths) / 1e9,
                   bandwidths.size());
@@ -240,7 +264,7 @@ int cmd_bench(int argc, char** argv) {
   if (chat_turns > 0) {
     for (const auto& path : models) {
       const ChatReplayResult c =
-          replay_chat(path, chat_turns, chat_tokens, threads, engine.backend);
+          replay_chat(path, chat_turns, chat_tokens, threads, engine.backend, engine.op_filter);
       std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns,
                   chat_tokens);
       std::printf(

@@ -39,6 +39,7 @@ int cmd_chat(int argc, char** argv) {
   sp.v_type = engine_flags.cache_type_v;
   sp.n_threads = engine_flags.resolved_threads();
   sp.backend = engine_flags.backend;
+  sp.op_filter = engine_flags.op_filter;
   Session session(engine, sp);
 
   std::vector<ChatMessage> history;

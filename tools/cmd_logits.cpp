@@ -2,7 +2,6 @@
 // logits as JSON in the fixtures' format, so any engine's output can be compared with ours.
 #include <cstdio>
 
-#include "backend/factory.h"
 #include "base/error.h"
 #include "common.h"
 #include "model/model.h"
@@ -35,19 +34,20 @@ int cmd_logits(int argc, char** argv) {
   const auto then = then_text.empty() ? std::vector<int32_t>{} : parse_id_list("--then", then_text);
 
   auto model = Model::load(engine.model);
-  auto backend = make_backend(engine.backend, engine.resolved_threads());
+  auto devices = engine.open_devices(*model);
+  Backend& backend = devices->backend();
   const int64_t n_ctx = engine.ctx > 0 ? engine.ctx : int64_t(ids.size() + then.size());
   SequenceState state = engine.new_state(*model, n_ctx);
   Scratch scratch;
   std::vector<float> logits;
   const int64_t V = model->info().n_vocab;
 
-  model->eval(*backend, state, scratch, ids, false, logits);
+  model->eval(backend, state, scratch, ids, false, logits);
   std::printf("{\"prefill_logits_last\": ");
   print_vector(logits.data(), V);
   std::printf(", \"continuation_logits\": [");
   for (size_t i = 0; i < then.size(); ++i) {
-    model->eval(*backend, state, scratch, std::span(&then[i], 1), false, logits);
+    model->eval(backend, state, scratch, std::span(&then[i], 1), false, logits);
     if (i) std::printf(", ");
     print_vector(logits.data(), V);
   }

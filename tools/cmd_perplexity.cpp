@@ -10,7 +10,6 @@
 #include <span>
 #include <vector>
 
-#include "backend/factory.h"
 #include "base/error.h"
 #include "common.h"
 #include "model/model.h"
@@ -87,7 +86,8 @@ int cmd_perplexity(int argc, char** argv) {
                tokens.size(), (long long)n_chunks, (long long)n_ctx, (long long)(n_ctx - 1 - first),
                (long long)first, (long long)(n_ctx - 2));
 
-  auto backend = make_backend(engine.backend, engine.resolved_threads());
+  auto devices = engine.open_devices(*model);
+  Backend& backend = devices->backend();
   Scratch scratch;
   std::vector<float> logits;
   double nll = 0.0, nll2 = 0.0;
@@ -98,7 +98,7 @@ int cmd_perplexity(int argc, char** argv) {
     const int32_t* chunk = tokens.data() + c * n_ctx;
     for (int64_t b0 = 0; b0 < n_ctx; b0 += batch) {
       const int64_t nb = std::min(batch, n_ctx - b0);
-      model->eval(*backend, state, scratch, std::span(chunk + b0, size_t(nb)), true, logits);
+      model->eval(backend, state, scratch, std::span(chunk + b0, size_t(nb)), true, logits);
       for (int64_t r = 0; r < nb; ++r) {
         const int64_t j = b0 + r;  // position of this row's prediction
         if (j < first || j > n_ctx - 2) continue;

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "backend/factory.h"
 #include "base/error.h"
 #include "base/timer.h"
 #include "common.h"
@@ -60,7 +59,8 @@ int cmd_run(int argc, char** argv) {
   Timer load_timer;
   auto model = Model::load(engine.model);
   const Tokenizer tokenizer(load_vocab(model->file()));
-  auto backend = make_backend(engine.backend, engine.resolved_threads());
+  auto devices = engine.open_devices(*model);
+  Backend& backend = devices->backend();
   const int64_t n_ctx =
       engine.ctx > 0 ? engine.ctx : std::min<int64_t>(model->info().n_ctx_train, 4096);
   SequenceState state = engine.new_state(*model, n_ctx);
@@ -77,7 +77,7 @@ int cmd_run(int argc, char** argv) {
   Scratch scratch;
   std::vector<float> logits;
   Timer prefill_timer;
-  model->eval(*backend, state, scratch, tokens, false, logits);
+  model->eval(backend, state, scratch, tokens, false, logits);
   const double prefill_s = prefill_timer.seconds();
 
   if (!no_display_prompt) std::fputs(prompt.c_str(), stdout);
@@ -100,16 +100,16 @@ int cmd_run(int argc, char** argv) {
       stop = "context full";
       break;
     }
-    model->eval(*backend, state, scratch, std::span(&next, 1), false, logits);
+    model->eval(backend, state, scratch, std::span(&next, 1), false, logits);
   }
   std::fputs(detok.flush().c_str(), stdout);
   std::fputs("\n", stdout);
   const double decode_s = decode_timer.seconds();
   std::fprintf(stderr,
                "\nload: %.2f s | prefill: %zu tokens in %.3f s (%.1f tok/s) | decode: %d tokens in "
-               "%.3f s (%.1f tok/s) | stop: %s | backend %s, %d threads\n",
+               "%.3f s (%.1f tok/s) | stop: %s | %s, %d threads\n",
                load_s, tokens.size(), prefill_s, tokens.size() / prefill_s, generated, decode_s,
-               generated > 1 ? (generated - 1) / decode_s : 0.0, stop, engine.backend.c_str(),
+               generated > 1 ? (generated - 1) / decode_s : 0.0, stop, devices->describe().c_str(),
                engine.resolved_threads());
   return 0;
 }

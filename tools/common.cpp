@@ -10,8 +10,15 @@ namespace kz::cli {
 
 void EngineFlags::declare(ArgParser& p) {
   p.add("-m,--model", "FILE", "model file (GGUF)", &model);
-  p.add("--backend", "NAME", "compute backend: cpu (fast) or ref (scalar oracle); default cpu",
+  p.add("--device,--backend", "NAME",
+        "compute device: cpu (fast kernels), ref (scalar oracle) or faulty:ENTRIES (test device: "
+        "the cpu with the ops ENTRIES lists made wrong); default cpu",
         &backend);
+  p.add("--op-filter", "LIST|FILE|auto",
+        "ops to run on the CPU instead of the device, e.g. ssm_conv@prompt:channels=1024 (see "
+        "kazeia oracle); auto: the oracle's failing ops, cached per device and model; default "
+        "$KAZEIA_OPFILTER, else none",
+        &op_filter);
   p.add("-t,--threads", "N", "threads (default: all hardware threads)", &threads);
   p.add("-c,--ctx-size", "N", "context size in tokens (default: min(training context, 4096))",
         &ctx);
@@ -37,6 +44,16 @@ void EngineFlags::check_cache_types(const Model& model) const {
   const int head_dim = read_common_hparams(model.file(), model.info().arch).head_dim;
   check_kv_cache_type(k_type(), head_dim, "--cache-type-k");
   check_kv_cache_type(v_type(), head_dim, "--cache-type-v");
+}
+
+std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
+  DeviceOptions o;
+  o.device = backend;
+  o.op_filter = op_filter;
+  o.n_threads = resolved_threads();
+  o.k_type = k_type();
+  o.v_type = v_type();
+  return std::make_unique<Devices>(model, o);
 }
 
 SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {

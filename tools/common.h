@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "model/state.h"
 #include "quant/types.h"
+#include "runtime/devices.h"
 
 namespace kz {
 class Model;
@@ -18,9 +19,10 @@ namespace kz::cli {
 
 struct EngineFlags {
   std::string model;
-  std::string backend = "cpu";
-  int threads = 0;  // 0: all hardware threads
-  int64_t ctx = 0;  // 0: min(context_length, 4096)
+  std::string backend = "cpu";  // --device
+  std::string op_filter;        // empty: $KAZEIA_OPFILTER, else none
+  int threads = 0;              // 0: all hardware threads
+  int64_t ctx = 0;              // 0: min(context_length, 4096)
   std::string cache_type_k = "f16", cache_type_v = "f16";
 
   void declare(ArgParser& p);
@@ -32,6 +34,9 @@ struct EngineFlags {
   void check_cache_types(const Model& model) const;
   // A zeroed state of n_ctx tokens with these cache types (checked as above).
   SequenceState new_state(const Model& model, int64_t n_ctx) const;
+  // The device and op filter these flags choose, for this model (an `auto` filter may run the
+  // oracle once).
+  std::unique_ptr<Devices> open_devices(const Model& model) const;
 };
 
 // Subcommand entry points: argv excludes the program and subcommand names; return the exit code.
@@ -43,5 +48,6 @@ int cmd_mkmodel(int argc, char** argv);
 int cmd_perplexity(int argc, char** argv);
 int cmd_chat(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_oracle(int argc, char** argv);
 
 }  // namespace kz::cli

@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"perplexity", kz::cli::cmd_perplexity, "perplexity of a model over a text file"},
     {"chat", kz::cli::cmd_chat, "interactive multi-turn chat"},
     {"bench", kz::cli::cmd_bench, "measure prompt processing, generation and multi-turn reuse"},
+    {"oracle", kz::cli::cmd_oracle, "check every op of a device against the reference backend"},
 };
 
 void usage(FILE* out) {

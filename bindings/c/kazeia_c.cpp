@@ -133,6 +133,8 @@ kz::SessionParams to_cpp(const kz_session_params* p) {
   if (KZ_HAS(p, backend) && p->backend) out.backend = p->backend;
   if (KZ_HAS(p, checkpoint_interval)) out.checkpoint_interval = p->checkpoint_interval;
   if (KZ_HAS(p, checkpoint_budget_bytes)) out.checkpoint_budget_bytes = p->checkpoint_budget_bytes;
+  if (KZ_HAS(p, op_filter) && p->op_filter) out.op_filter = p->op_filter;
+  if (KZ_HAS(p, cache_dir) && p->cache_dir) out.cache_dir = p->cache_dir;
   return out;
 }
 
@@ -305,6 +307,8 @@ kz_session_params kz_session_params_default(void) {
   p.backend = nullptr;
   p.checkpoint_interval = d.checkpoint_interval;
   p.checkpoint_budget_bytes = d.checkpoint_budget_bytes;
+  p.op_filter = nullptr;
+  p.cache_dir = nullptr;
   return p;
 }
 

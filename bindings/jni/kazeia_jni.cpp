@@ -266,11 +266,14 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jl
                                                          jlong n_ctx, jint n_threads,
                                                          jstring k_type, jstring v_type,
                                                          jstring backend, jlong checkpoint_interval,
-                                                         jlong checkpoint_budget_bytes) {
+                                                         jlong checkpoint_budget_bytes,
+                                                         jstring op_filter, jstring cache_dir) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
     const auto v = to_utf8_or_null(env, v_type);
     const auto b = to_utf8_or_null(env, backend);
+    const auto filter = to_utf8_or_null(env, op_filter);
+    const auto cache = to_utf8_or_null(env, cache_dir);
     kz_session_params p = kz_session_params_default();
     p.n_ctx = n_ctx;
     p.n_threads = n_threads;
@@ -279,6 +282,8 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jl
     p.backend = c_str_or_null(b);
     p.checkpoint_interval = checkpoint_interval;
     p.checkpoint_budget_bytes = static_cast<uint64_t>(checkpoint_budget_bytes);
+    p.op_filter = c_str_or_null(filter);
+    p.cache_dir = c_str_or_null(cache);
     kz_session* session = nullptr;
     char* error = nullptr;
     if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;

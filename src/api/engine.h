@@ -25,7 +25,12 @@ struct SessionParams {
   int64_t n_ctx = 4096;
   std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32, f16 or q8_0
   int n_threads = 0;                           // 0: all hardware threads
-  std::string backend = "cpu";                 // cpu or ref
+  std::string backend = "cpu";                 // the device: cpu, ref or faulty:ENTRIES
+  // Ops to run on the CPU instead of the device (runtime/devices.h): a list, a file or `auto`;
+  // empty: $KAZEIA_OPFILTER, else none. `auto` keeps its results under cache_dir (empty:
+  // $KAZEIA_CACHE_DIR, $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia).
+  std::string op_filter;
+  std::string cache_dir;
   // Prefix reuse: recurrent-state checkpoints at message boundaries and every N tokens
   // (0 = only at boundaries), within a memory budget (oldest dropped first).
   int64_t checkpoint_interval = 256;
@@ -107,7 +112,9 @@ class Session {
   void load_state_file(const std::string& path);
 
   const std::vector<int32_t>& tokens() const;  // tokens the state holds
-  uint64_t checkpoint_bytes() const;           // memory held by prefix-reuse checkpoints
+  // The device and op filter in force, e.g. "device cpu/avx2, op filter none".
+  std::string devices() const;
+  uint64_t checkpoint_bytes() const;  // memory held by prefix-reuse checkpoints
 
  private:
   std::unique_ptr<SessionImpl> impl_;

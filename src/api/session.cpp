@@ -7,10 +7,10 @@
 
 #include "api/engine.h"
 #include "api/stop_strings.h"
-#include "backend/factory.h"
 #include "base/error.h"
 #include "base/timer.h"
 #include "model/model.h"
+#include "runtime/devices.h"
 #include "runtime/sequence.h"
 #include "runtime/state_image.h"
 #include "text/detokenizer.h"
@@ -24,13 +24,24 @@ int resolve_threads(int n) {
   return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+DeviceOptions device_options(const SessionParams& p) {
+  DeviceOptions o;
+  o.device = p.backend;
+  o.op_filter = p.op_filter;
+  o.cache_dir = p.cache_dir;
+  o.n_threads = resolve_threads(p.n_threads);
+  o.k_type = parse_kv_cache_type(p.k_type, "K cache type");
+  o.v_type = parse_kv_cache_type(p.v_type, "V cache type");
+  return o;
+}
+
 }  // namespace
 
 class SessionImpl {
  public:
   SessionImpl(std::shared_ptr<const Engine> engine, const SessionParams& p)
       : engine_(std::move(engine)),
-        backend_(make_backend(p.backend, resolve_threads(p.n_threads))),
+        devices_(engine_->model(), device_options(p)),
         seq_(engine_->model(), p.n_ctx, parse_kv_cache_type(p.k_type, "K cache type"),
              parse_kv_cache_type(p.v_type, "V cache type"),
              CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
@@ -39,7 +50,7 @@ class SessionImpl {
                           const GenerateParams& params, const TokenCallback& on_text);
 
   std::shared_ptr<const Engine> engine_;
-  std::unique_ptr<Backend> backend_;
+  Devices devices_;
   Sequence seq_;
   Scratch scratch_;
   std::vector<float> logits_;
@@ -71,7 +82,7 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   // (a regenerated answer) recomputes only the last token.
   std::vector<int64_t> marks(boundaries.begin(), boundaries.end());
   marks.push_back(res.prompt_tokens - 1);
-  seq_.append(*backend_, scratch_, prompt.subspan(res.cached_tokens), marks, logits_);
+  seq_.append(devices_.backend(), scratch_, prompt.subspan(res.cached_tokens), marks, logits_);
   seq_.checkpoint();  // the end of the prompt: where the next turn's history diverges
   res.prefill_s = timer.seconds();
   const size_t window = std::max(0, params.sampling.repeat_last_n);
@@ -112,7 +123,7 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
       res.stop = StopReason::ContextFull;
       break;
     }
-    seq_.append(*backend_, scratch_, std::span(&next, 1), {}, logits_);
+    seq_.append(devices_.backend(), scratch_, std::span(&next, 1), {}, logits_);
   }
   if (res.stop != StopReason::StopString && res.stop != StopReason::Cancelled)
     emit(stops.push(detok.flush()) + stops.flush());
@@ -186,6 +197,10 @@ void Session::load_state_file(const std::string& path) {
 
 const std::vector<int32_t>& Session::tokens() const {
   return impl_->seq_.tokens();
+}
+
+std::string Session::devices() const {
+  return impl_->devices_.describe();
 }
 
 uint64_t Session::checkpoint_bytes() const {

@@ -63,6 +63,15 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  // Identifies the device and its software for caches of per-device results (the op filter's
+  // `auto` entries): name, driver or kernel-table version.
+  virtual std::string device_key() const { return std::string(name()); }
+
+  // Hints from the model code, for decorators that report or route ops by phase and layer: the
+  // ops that follow belong to a batch of n_tok tokens (n_tok > 1: a prompt), and to trunk layer
+  // `layer` (-1: embedding or output head).
+  virtual void begin_batch(int64_t n_tok) {}
+  virtual void at_layer(int64_t layer) {}
 
   // y[t][o] = sum_i W[o][i] * x[t][i]; x[n_tok][w.cols], y[n_tok][w.rows].
   virtual void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) = 0;

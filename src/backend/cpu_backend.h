@@ -20,6 +20,7 @@ class CpuBackend : public RefBackend {
   // tests pass tables built for fewer features to exercise every ISA's path.
   explicit CpuBackend(int n_threads, const KernelTable* table = nullptr);
   std::string_view name() const override { return "cpu"; }
+  std::string device_key() const override { return "cpu/" + table_->isa; }
   int n_threads() const { return pool_.size(); }
   const KernelTable& table() const { return *table_; }
 

@@ -50,6 +50,7 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
     const bool last = i + n == tokens.size();
     float* out = all_logits ? logits.data() + i * info_.n_vocab : logits.data();
     // Only the batch holding the last token produces logits unless all are wanted.
+    backend.begin_batch(int64_t(n));
     forward(backend, state, scratch, tokens.subspan(i, n), all_logits,
             (all_logits || last) ? out : nullptr);
     state.n_past += n;

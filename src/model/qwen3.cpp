@@ -97,6 +97,7 @@ void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const 
   be.get_rows(tok_embd_, tokens, x);
   for (size_t il = 0; il < layers_.size(); ++il) {
     const Qwen3Layer& L = layers_[il];
+    be.at_layer(int64_t(il));
     be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
     be.matmul(L.wq, a, T, q);
     be.matmul(L.wk, a, T, k);
@@ -110,6 +111,7 @@ void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const 
     ffn_swiglu(be, L.ffn, a, T, s, proj);
     be.add(x, proj, T * E);
   }
+  be.at_layer(-1);
   if (logits) output_head(be, x, T, E, out_norm_, hp_.eps, output_, all_logits, s, logits);
 }
 

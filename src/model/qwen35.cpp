@@ -246,7 +246,9 @@ void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const
   float* a = s.get(kSlotNorm, T * E);
   float* m = s.get(kSlotOut, T * E);
   be.get_rows(tok_embd_, tokens, x);
-  for (const Qwen35Layer& L : layers_) {
+  for (size_t il = 0; il < layers_.size(); ++il) {
+    const Qwen35Layer& L = layers_[il];
+    be.at_layer(int64_t(il));
     be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
     if (L.recurrent)
       delta_net_mixer(be, L, st, s, a, T, m);
@@ -257,6 +259,7 @@ void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const
     ffn_swiglu(be, L.ffn, a, T, s, m);
     be.add(x, m, T * E);
   }
+  be.at_layer(-1);
   if (logits) output_head(be, x, T, E, out_norm_, hp_.eps, output_, all_logits, s, logits);
 }
 

@@ -192,6 +192,43 @@ static void test_multi_turn(kz_engine* engine) {
   kz_session_free(session);
 }
 
+/* A device with a broken op (the faulty test device) answers wrongly; with that op in the op
+ * filter it answers exactly as the CPU does. A bad filter entry is a one-line error naming it. */
+static void test_op_filter(kz_engine* engine) {
+  kz_message chat[1] = {{"user", "Hello there!", NULL}};
+  kz_generate_params params = greedy(12);
+  kz_generate_result healthy = empty_result(), broken = empty_result(), filtered = empty_result();
+  kz_session_params sp = kz_session_params_default();
+  kz_session *a = new_session(engine), *b = NULL, *c = NULL;
+  kz_status status;
+  char* error = NULL;
+  printf("op filter\n");
+  params.enable_thinking = 0;
+  sp.n_ctx = 1024;
+  sp.n_threads = 2;
+  sp.backend = "faulty:swiglu";
+  REQUIRE_OK(kz_session_new(engine, &sp, &b, ERR));
+  sp.op_filter = "swiglu";
+  REQUIRE_OK(kz_session_new(engine, &sp, &c, ERR));
+  REQUIRE_OK(kz_generate(a, chat, 1, &params, NULL, NULL, &healthy, ERR));
+  REQUIRE_OK(kz_generate(b, chat, 1, &params, NULL, NULL, &broken, ERR));
+  REQUIRE_OK(kz_generate(c, chat, 1, &params, NULL, NULL, &filtered, ERR));
+  CHECK(same_tokens(&healthy, &filtered));
+  CHECK(!same_tokens(&healthy, &broken));
+  kz_result_free(&healthy);
+  kz_result_free(&broken);
+  kz_result_free(&filtered);
+  kz_session_free(a);
+  kz_session_free(b);
+  kz_session_free(c);
+
+  c = NULL;
+  sp.op_filter = "swiglu@promt";
+  status = kz_session_new(engine, &sp, &c, &error);
+  expect_error("bad op filter", status, KZ_ERR_ENGINE, error, "swiglu@promt");
+  CHECK(c == NULL);
+}
+
 typedef struct {
   kz_session* session;
   int pieces;
@@ -467,7 +504,7 @@ static void test_bad_inputs(kz_engine* engine, kz_engine* other) {
     kz_session* s = NULL;
     sp.backend = "quantum";
     status = kz_session_new(engine, &sp, &s, &error);
-    expect_error("unknown backend", status, KZ_ERR_ENGINE, error, "quantum");
+    expect_error("unknown device", status, KZ_ERR_ENGINE, error, "quantum");
     CHECK(s == NULL);
   }
 
@@ -532,6 +569,7 @@ int main(int argc, char** argv) {
   REQUIRE_OK(kz_engine_load(model_path, &engine, ERR));
   REQUIRE_OK(kz_engine_load(other_model_path, &other, ERR));
   test_multi_turn(engine);
+  test_op_filter(engine);
   test_cancel(engine);
   test_state(engine);
   test_bad_inputs(engine, other);

@@ -35,7 +35,7 @@ void expect_tensors_in_file(const File& f) {
 
 TEST(GgufFixtures, ModelsLoad) {
   const auto paths = fixtures("models");
-  ASSERT_EQ(paths.size(), 9u);
+  ASSERT_GE(paths.size(), 9u);  // the conformance set (the MTP model came later)
   for (const std::string& path : paths) {
     SCOPED_TRACE(path);
     const File f = File::open(path);

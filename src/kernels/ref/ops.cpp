@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/vec_dot.h"
 #include "quant/quant.h"
 
 namespace kz::ref {
@@ -17,6 +18,17 @@ void matmul_f32act(const Matrix& w, const float* x, int64_t n_tok, float* y) {
       for (int64_t i = 0; i < w.cols; ++i) sum += row[i] * xt[i];
       y[t * w.rows + o] = sum;
     }
+  }
+}
+
+void matmul_rounded_act(const Matrix& w, const float* x, int64_t n_tok, float* y) {
+  if (!has_vec_dot(w.type)) return matmul_f32act(w, x, n_tok, y);
+  const DType act_type = vec_dot_type(w.type);
+  std::vector<uint8_t> act(row_bytes(act_type, w.cols));
+  const GemvFn gemv = gemv_function(w.type);
+  for (int64_t t = 0; t < n_tok; ++t) {
+    quantize_activation(act_type, x + t * w.cols, act.data(), w.cols);
+    gemv(w.data, w.row_bytes, w.rows, act.data(), w.cols, y + t * w.rows);
   }
 }
 

@@ -12,6 +12,10 @@ namespace kz::ref {
 
 // f32 activations times dequantized weights (the "f32act" semantics of the fixtures).
 void matmul_f32act(const Matrix& w, const float* x, int64_t n_tok, float* y);
+// Activations first rounded to the weight type's dot-product format, as the reference
+// implementation's CPU backend does (the "ref.json" semantics); weight types without a dot
+// product (vec_dot.h) as matmul_f32act.
+void matmul_rounded_act(const Matrix& w, const float* x, int64_t n_tok, float* y);
 void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y);
 
 void rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y);

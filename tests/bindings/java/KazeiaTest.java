@@ -253,8 +253,23 @@ public final class KazeiaTest {
       GenerateParams badTopP = greedy(8);
       badTopP.topP = 0;
       expectError("top_p 0", "top_p", () -> session.generate(chat, badTopP));
-      expectError("unknown backend", "quantum",
+      expectError("unknown device", "quantum",
           () -> engine.newSession(new SessionParams().backend("quantum")).close());
+      expectError("bad op filter entry", "swiglu@promt",
+          () -> engine.newSession(new SessionParams().opFilter("swiglu@promt")).close());
+      // A device with a broken op answers wrongly; with that op filtered to the CPU, as the CPU.
+      try (Session healthy = engine.newSession(new SessionParams().nThreads(2));
+          Session broken = engine.newSession(
+              new SessionParams().nThreads(2).backend("faulty:swiglu"));
+          Session filtered = engine.newSession(
+              new SessionParams().nThreads(2).backend("faulty:swiglu").opFilter("swiglu"))) {
+        List<Message> hello = List.of(Message.user("Hello there!"));
+        String want = healthy.generate(hello, greedy(12)).text;
+        check(filtered.generate(hello, greedy(12)).text.equals(want),
+            "the op filter sends the broken op to the CPU");
+        check(!broken.generate(hello, greedy(12)).text.equals(want),
+            "the broken device answers differently");
+      }
       try (Session tiny = engine.newSession(new SessionParams().nCtx(64).nThreads(2))) {
         String longText = "abcdefghijklmnopqrstuvwxyz ".repeat(150);
         expectError("context overflow", "context",

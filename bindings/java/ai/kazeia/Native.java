@@ -37,7 +37,8 @@ final class Native {
   static native void engineFree(long engine);
 
   static native long sessionNew(long engine, long nCtx, int nThreads, String kType, String vType,
-      String backend, long checkpointInterval, long checkpointBudgetBytes);
+      String backend, long checkpointInterval, long checkpointBudgetBytes, String opFilter,
+      String cacheDir);
 
   static native void sessionFree(long session);
 

@@ -9,8 +9,16 @@ public final class SessionParams {
   /** KV cache element types, "f32", "f16" or "q8_0"; null: the engine's default. */
   public String kType = null;
   public String vType = null;
-  /** "cpu" or "ref"; null: the engine's default. */
+  /** The device: "cpu", "ref" or "faulty:ENTRIES" (a test device); null: the engine's default. */
   public String backend = null;
+  /**
+   * Ops to run on the CPU instead of the device: a list such as "ssm_conv@prompt", a file, or
+   * "auto" (the oracle's failing ops, cached per device and model); null: the KAZEIA_OPFILTER
+   * environment variable, else none.
+   */
+  public String opFilter = null;
+  /** Where "auto" keeps its results; null: KAZEIA_CACHE_DIR, else the user's cache folder. */
+  public String cacheDir = null;
   /** Recurrent-state checkpoint every N tokens (0: only at message boundaries). */
   public long checkpointInterval = (long) Native.DEFAULTS[Native.CHECKPOINT_INTERVAL];
   public long checkpointBudgetBytes = (long) Native.DEFAULTS[Native.CHECKPOINT_BUDGET_BYTES];
@@ -27,6 +35,16 @@ public final class SessionParams {
 
   public SessionParams backend(String value) {
     backend = value;
+    return this;
+  }
+
+  public SessionParams opFilter(String value) {
+    opFilter = value;
+    return this;
+  }
+
+  public SessionParams cacheDir(String value) {
+    cacheDir = value;
     return this;
   }
 }

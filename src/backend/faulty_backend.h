@@ -1,0 +1,30 @@
+// A test and demonstration device: another backend with chosen ops made wrong, the way a broken
+// kernel is wrong (the accelerator's ssm_conv that was wrong only for prompts, and only for some
+// channel counts). `faults` uses the op filter's syntax to say which ops, phases and shapes to
+// corrupt; `kazeia --device faulty:ENTRIES` runs the CPU backend so corrupted. Its only use is to
+// prove that the oracle, bisect and the op filter find and contain such a bug.
+#pragma once
+
+#include <memory>
+
+#include "backend/op_call.h"
+#include "backend/op_filter.h"
+
+namespace kz {
+
+class FaultyBackend final : public InterceptingBackend {
+ public:
+  FaultyBackend(std::unique_ptr<Backend> inner, OpFilter faults);
+  std::string_view name() const override { return "faulty"; }
+  std::string device_key() const override;
+  const OpFilter& faults() const { return faults_; }
+
+ protected:
+  void dispatch(OpCall& call) override;
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  OpFilter faults_;
+};
+
+}  // namespace kz

@@ -1,0 +1,31 @@
+#include "backend/filtered_backend.h"
+
+namespace kz {
+namespace {
+
+std::vector<Backend*> distinct(Backend& a, Backend& b) {
+  if (&a == &b) return {&a};
+  return {&a, &b};
+}
+
+}  // namespace
+
+FilteredBackend::FilteredBackend(Backend& device, Backend& cpu, OpFilter filter)
+    : InterceptingBackend(distinct(device, cpu)),
+      device_(device),
+      cpu_(cpu),
+      filter_(std::move(filter)) {}
+
+void FilteredBackend::dispatch(OpCall& call) {
+  const bool to_cpu = filter_.matches(call.shape);
+  if (to_cpu) {
+    ++counts_.cpu_ops;
+    if (!on_cpu_ && &device_ != &cpu_) ++counts_.syncs;
+  } else {
+    ++counts_.device_ops;
+  }
+  on_cpu_ = to_cpu;
+  call.run(to_cpu ? cpu_ : device_);
+}
+
+}  // namespace kz

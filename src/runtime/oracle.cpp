@@ -1,0 +1,143 @@
+#include "runtime/oracle.h"
+
+#include <algorithm>
+#include <random>
+
+#include "backend/ref_backend.h"
+#include "base/error.h"
+#include "kernels/ref/ops.h"
+
+namespace kz {
+namespace {
+
+// Bisect compares whole runs, so an op's output differs from ref's by its own error plus what the
+// ops before it passed on, which on these random models grows with depth (fixtures/README.md).
+// The yardstick is ref's own drift: the same run with the activations of every matrix product
+// rounded as the reference implementation rounds them, whose distance from ref grows the same
+// way. The drift of one op is noisy (a delta-rule gate has 4 outputs a token), so the yardstick
+// is the largest drift of the run so far. An op diverges when the device is further from ref
+// than kRoundingDrift times that plus kOwnError times the op's own tolerance.
+constexpr double kRoundingDrift = 2.0;
+constexpr double kOwnError = 4.0;
+
+void check_options(const OracleOptions& o) {
+  if (o.prompt_tokens < 2)
+    fail("oracle: the prompt needs at least 2 tokens, got ", o.prompt_tokens);
+  if (o.decode_steps < 0) fail("oracle: invalid number of decode steps ", o.decode_steps);
+}
+
+int32_t argmax(const std::vector<float>& logits) {
+  return int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+// Runs the prompt as one batch, then `steps` tokens one at a time: the given ones, or greedy on
+// the logits when `continuation` is shorter. Returns every token evaluated after the prompt.
+std::vector<int32_t> run_tokens(const Model& model, Backend& be, const OracleOptions& o,
+                                const std::vector<int32_t>& prompt,
+                                std::vector<int32_t> continuation) {
+  SequenceState st = model.new_state(o.prompt_tokens + o.decode_steps, o.k_type, o.v_type);
+  Scratch scratch;
+  std::vector<float> logits;
+  model.eval(be, st, scratch, prompt, false, logits);
+  for (int i = 0; i < o.decode_steps; ++i) {
+    if (size_t(i) == continuation.size()) continuation.push_back(argmax(logits));
+    model.eval(be, st, scratch, std::span(&continuation[i], 1), false, logits);
+  }
+  return continuation;
+}
+
+// ref with the activations of every matrix product rounded as the reference implementation's
+// CPU backend rounds them (the fixtures' ref.json semantics).
+class RoundedRefBackend final : public RefBackend {
+ public:
+  void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) override {
+    ref::matmul_rounded_act(w, x, n_tok, y);
+  }
+};
+
+struct RecordedOp {
+  OpShape shape;
+  int64_t layer;
+  std::vector<float> output;
+};
+
+// Runs another backend and keeps each op's output.
+class Recorder final : public InterceptingBackend {
+ public:
+  explicit Recorder(Backend& inner) : InterceptingBackend({&inner}), inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }
+  std::vector<RecordedOp>& ops() { return ops_; }
+
+ protected:
+  void dispatch(OpCall& call) override {
+    call.run(inner_);
+    ops_.push_back({call.shape, layer(), region_floats(call.written[0])});
+  }
+
+ private:
+  Backend& inner_;
+  std::vector<RecordedOp> ops_;
+};
+
+}  // namespace
+
+bool OracleReport::pass() const {
+  return std::all_of(rows.begin(), rows.end(), [](const OracleRow& r) { return r.check.pass(); });
+}
+
+OpFilter OracleReport::failing_filter() const {
+  OpFilter f;
+  for (const OracleRow& r : rows)
+    if (!r.check.pass()) f.add(OpFilterEntry::of(r.shape));
+  return f;
+}
+
+std::vector<int32_t> oracle_prompt(const Model& model, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int32_t> id(0, int32_t(model.info().n_vocab - 1));
+  std::vector<int32_t> out(n);
+  for (int32_t& t : out) t = id(rng);
+  return out;
+}
+
+OracleReport run_oracle(const Model& model, Backend& device, const OracleOptions& o) {
+  check_options(o);
+  CheckingBackend checking(device);
+  run_tokens(model, checking, o, oracle_prompt(model, o.prompt_tokens, o.seed), {});
+  OracleReport report;
+  for (const auto& [shape, check] : checking.results()) report.rows.push_back({shape, check});
+  return report;
+}
+
+BisectReport bisect(const Model& model, Backend& device, const OracleOptions& o) {
+  check_options(o);
+  const std::vector<int32_t> prompt = oracle_prompt(model, o.prompt_tokens, o.seed);
+  RefBackend ref;
+  RoundedRefBackend rounded;
+  Recorder on_ref(ref), on_rounded(rounded), on_device(device);
+  const std::vector<int32_t> continuation = run_tokens(model, on_ref, o, prompt, {});
+  run_tokens(model, on_rounded, o, prompt, continuation);
+  run_tokens(model, on_device, o, prompt, continuation);
+
+  BisectReport report;
+  const std::vector<RecordedOp>& want = on_ref.ops();
+  double drift = 0;
+  for (size_t i = 0; i < want.size() && i < on_device.ops().size(); ++i) {
+    const RecordedOp& got = on_device.ops()[i];
+    drift = std::max(drift, op_error(on_rounded.ops()[i].output, want[i].output).rel_rms);
+    BisectStep step{int64_t(i), got.layer, got.shape, op_error(got.output, want[i].output),
+                    kOwnError * op_tolerance(got.shape).rel_rms + kRoundingDrift * drift};
+    report.ops = int64_t(i) + 1;
+    report.worst_rel_rms = std::max(report.worst_rel_rms, step.error.rel_rms);
+    report.worst_ratio = std::max(report.worst_ratio, step.error.rel_rms / step.bound);
+    if (step.error.rel_rms > step.bound) {
+      report.first = step;
+      return report;
+    }
+    report.before_first = step;
+  }
+  report.before_first.reset();
+  return report;
+}
+
+}  // namespace kz
