@@ -144,7 +144,8 @@ int cmd_oracle(int argc, char** argv) {
     std::ofstream out(write_filter);
     out << "# kazeia oracle: failing ops of " << device->device_key() << " on " << engine.model
         << "\n";
-    for (const OpFilterEntry& e : report.failing_filter().entries()) out << e.to_string() << "\n";
+    const OpFilter failing = report.failing_filter();
+    for (const OpFilterEntry& e : failing.entries()) out << e.to_string() << "\n";
     if (!out) fail(write_filter, ": cannot write the op filter");
   }
   return report.pass() ? 0 : 1;

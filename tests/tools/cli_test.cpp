@@ -228,3 +228,58 @@ TEST(Cli, MkmodelThenInspectAndTokenize) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, OracleFlagsAFaultyOpAndWritesItsFilter) {
+  const CliResult healthy = kazeia("oracle -m " + kTiny35 + " -t 2");
+  EXPECT_EQ(healthy.code, 0) << healthy.err;
+  EXPECT_NE(healthy.out.find("| ssm_conv | prompt | channels="), std::string::npos);
+  EXPECT_EQ(healthy.out.find("FAIL"), std::string::npos) << healthy.out;
+
+  const std::string filter = ::testing::TempDir() + "/cli_oracle_filter.txt";
+  const CliResult broken =
+      kazeia("oracle -m " + kTiny35 + " -t 2 --device faulty:ssm_conv@prompt --write-filter " +
+             filter + " -o json");
+  EXPECT_EQ(broken.code, 1) << broken.err;
+  const nlohmann::json j = nlohmann::json::parse(broken.out);
+  EXPECT_FALSE(j.at("pass").get<bool>());
+  int failing = 0;
+  for (const auto& op : j.at("ops")) {
+    if (op.at("pass").get<bool>()) continue;
+    ++failing;
+    EXPECT_EQ(op.at("op"), "ssm_conv");
+    EXPECT_EQ(op.at("phase"), "prompt");
+  }
+  EXPECT_EQ(failing, 1);
+  std::ifstream in(filter);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("\nssm_conv@prompt:channels="), std::string::npos) << text;
+
+  const CliResult bisect =
+      kazeia("oracle -m " + kTiny35 + " -t 2 --device faulty:ssm_conv --bisect");
+  EXPECT_EQ(bisect.code, 1) << bisect.err;
+  EXPECT_NE(bisect.out.find("first divergence: op #"), std::string::npos) << bisect.out;
+  EXPECT_NE(bisect.out.find(": ssm_conv@prompt:channels="), std::string::npos) << bisect.out;
+
+  // The written filter, given back to run: the broken op goes to the CPU, and run says so.
+  const CliResult run = kazeia("run -m " + kTiny35 + " -t 2 -p hello -n 4 --temp 0 " +
+                               "--device faulty:ssm_conv@prompt --op-filter " + filter);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("op filter ssm_conv@prompt:channels="), std::string::npos) << run.err;
+  const CliResult plain = kazeia("run -m " + kTiny35 + " -t 2 -p hello -n 4 --temp 0");
+  EXPECT_EQ(run.out, plain.out);
+}
+
+TEST(Cli, OpFilterAndDeviceErrors) {
+  expect_error(kazeia("run -m " + kTiny35 + " -p hi --op-filter ssm_conv@promt"),
+               "op filter entry 'ssm_conv@promt': unknown phase 'promt'");
+  expect_error(kazeia("run -m " + kTiny35 + " -p hi --device gpu"), "unknown device 'gpu'");
+  expect_error(kazeia("oracle -m " + kTiny35 + " --device faulty:"), "names no op");
+  expect_error(kazeia("oracle -m " + kTiny35 + " -p 1"), "at least 2 tokens");
+  const CliResult env = kazeia("bench -m " + kTiny35 + " -p 0 -n 1 -r 1 --op-filter silu");
+  EXPECT_EQ(env.code, 0) << env.err;
+  EXPECT_NE(env.out.find("op filter: silu"), std::string::npos) << env.out;
+}
+
+}  // namespace
