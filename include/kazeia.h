@@ -92,6 +92,9 @@ typedef struct kz_session_params {
                                     /*   KAZEIA_OPFILTER environment variable, else none      */
   const char* cache_dir;            /* where "auto" keeps its results; NULL: KAZEIA_CACHE_DIR, */
                                     /*   $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia          */
+  const char* prefill_device;       /* split execution: prompt batches of at least            */
+  const char* decode_device;        /*   prefill_min_tokens tokens on prefill_device, the rest */
+  int64_t prefill_min_tokens;       /*   on decode_device; NULL: backend                       */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);

@@ -10,10 +10,19 @@ namespace kz::cli {
 
 void EngineFlags::declare(ArgParser& p) {
   p.add("-m,--model", "FILE", "model file (GGUF)", &model);
-  p.add("--device,--backend", "NAME",
-        "compute device: cpu (fast kernels), ref (scalar oracle) or faulty:ENTRIES (test device: "
-        "the cpu with the ops ENTRIES lists made wrong); default cpu",
+  p.add("-dev,--device,--backend", "NAME",
+        "compute device: cpu (fast kernels; also spelled none), ref (scalar oracle) or "
+        "faulty:ENTRIES (test device: the cpu with the ops ENTRIES lists made wrong); default cpu",
         &backend);
+  p.add("--prefill-device", "NAME",
+        "device for prompt batches of at least --prefill-threshold tokens (default --device)",
+        &prefill_device);
+  p.add("--decode-device", "NAME", "device for decode and shorter batches (default --device)",
+        &decode_device);
+  p.add("--prefill-threshold", "N",
+        "shortest batch that runs on the prefill device (default " +
+            std::to_string(prefill_threshold) + ")",
+        &prefill_threshold);
   p.add("--op-filter", "LIST|FILE|auto",
         "ops to run on the CPU instead of the device, e.g. ssm_conv@prompt:channels=1024 (see "
         "kazeia oracle); auto: the oracle's failing ops, cached per device and model; default "
@@ -49,6 +58,9 @@ void EngineFlags::check_cache_types(const Model& model) const {
 std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
   DeviceOptions o;
   o.device = backend;
+  o.prefill_device = prefill_device;
+  o.decode_device = decode_device;
+  o.prefill_min_tokens = prefill_threshold;
   o.op_filter = op_filter;
   o.n_threads = resolved_threads();
   o.k_type = k_type();

@@ -135,6 +135,9 @@ kz::SessionParams to_cpp(const kz_session_params* p) {
   if (KZ_HAS(p, checkpoint_budget_bytes)) out.checkpoint_budget_bytes = p->checkpoint_budget_bytes;
   if (KZ_HAS(p, op_filter) && p->op_filter) out.op_filter = p->op_filter;
   if (KZ_HAS(p, cache_dir) && p->cache_dir) out.cache_dir = p->cache_dir;
+  if (KZ_HAS(p, prefill_device) && p->prefill_device) out.prefill_device = p->prefill_device;
+  if (KZ_HAS(p, decode_device) && p->decode_device) out.decode_device = p->decode_device;
+  if (KZ_HAS(p, prefill_min_tokens)) out.prefill_min_tokens = p->prefill_min_tokens;
   return out;
 }
 
@@ -309,6 +312,9 @@ kz_session_params kz_session_params_default(void) {
   p.checkpoint_budget_bytes = d.checkpoint_budget_bytes;
   p.op_filter = nullptr;
   p.cache_dir = nullptr;
+  p.prefill_device = nullptr;
+  p.decode_device = nullptr;
+  p.prefill_min_tokens = d.prefill_min_tokens;
   return p;
 }
 

@@ -237,6 +237,7 @@ JNIEXPORT jdoubleArray JNICALL Java_ai_kazeia_Native_defaults(JNIEnv* env, jclas
       static_cast<jdouble>(g.enable_thinking),
       static_cast<jdouble>(g.add_generation_prompt),
       static_cast<jdouble>(g.reuse_prefix),
+      static_cast<jdouble>(s.prefill_min_tokens),
   };
   const jsize n = sizeof values / sizeof values[0];
   jdoubleArray out = env->NewDoubleArray(n);
@@ -262,18 +263,18 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_engineFree(JNIEnv*, jclass, jlong e
   kz_engine_free(as_engine(engine));
 }
 
-JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jlong engine,
-                                                         jlong n_ctx, jint n_threads,
-                                                         jstring k_type, jstring v_type,
-                                                         jstring backend, jlong checkpoint_interval,
-                                                         jlong checkpoint_budget_bytes,
-                                                         jstring op_filter, jstring cache_dir) {
+JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
+    JNIEnv* env, jclass, jlong engine, jlong n_ctx, jint n_threads, jstring k_type, jstring v_type,
+    jstring backend, jlong checkpoint_interval, jlong checkpoint_budget_bytes, jstring op_filter,
+    jstring cache_dir, jstring prefill_device, jstring decode_device, jlong prefill_min_tokens) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
     const auto v = to_utf8_or_null(env, v_type);
     const auto b = to_utf8_or_null(env, backend);
     const auto filter = to_utf8_or_null(env, op_filter);
     const auto cache = to_utf8_or_null(env, cache_dir);
+    const auto prefill = to_utf8_or_null(env, prefill_device);
+    const auto decode = to_utf8_or_null(env, decode_device);
     kz_session_params p = kz_session_params_default();
     p.n_ctx = n_ctx;
     p.n_threads = n_threads;
@@ -284,6 +285,9 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(JNIEnv* env, jclass, jl
     p.checkpoint_budget_bytes = static_cast<uint64_t>(checkpoint_budget_bytes);
     p.op_filter = c_str_or_null(filter);
     p.cache_dir = c_str_or_null(cache);
+    p.prefill_device = c_str_or_null(prefill);
+    p.decode_device = c_str_or_null(decode);
+    p.prefill_min_tokens = prefill_min_tokens;
     kz_session* session = nullptr;
     char* error = nullptr;
     if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;

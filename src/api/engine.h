@@ -31,6 +31,10 @@ struct SessionParams {
   // $KAZEIA_CACHE_DIR, $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia).
   std::string op_filter;
   std::string cache_dir;
+  // Split execution (runtime/devices.h): prompt batches of at least prefill_min_tokens tokens on
+  // prefill_device, decode and shorter batches on decode_device; empty: `backend`.
+  std::string prefill_device, decode_device;
+  int64_t prefill_min_tokens = 32;
   // Prefix reuse: recurrent-state checkpoints at message boundaries and every N tokens
   // (0 = only at boundaries), within a memory budget (oldest dropped first).
   int64_t checkpoint_interval = 256;

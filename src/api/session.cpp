@@ -27,6 +27,9 @@ int resolve_threads(int n) {
 DeviceOptions device_options(const SessionParams& p) {
   DeviceOptions o;
   o.device = p.backend;
+  o.prefill_device = p.prefill_device;
+  o.decode_device = p.decode_device;
+  o.prefill_min_tokens = p.prefill_min_tokens;
   o.op_filter = p.op_filter;
   o.cache_dir = p.cache_dir;
   o.n_threads = resolve_threads(p.n_threads);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "backend/factory.h"
+#include "backend/split_backend.h"
 #include "base/error.h"
 #include "runtime/oracle.h"
 
@@ -60,44 +61,85 @@ std::string auto_filter_path(const std::string& cache_dir, const Backend& device
   return resolved_cache_dir(cache_dir) + "/" + name;
 }
 
-Devices::Devices(const Model& model, const DeviceOptions& o) {
-  cpu_ = make_backend("cpu", o.n_threads);
-  if (o.device != "cpu") device_ = make_backend(o.device, o.n_threads);
+Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
+                                  const std::string& name) {
+  auto slot = std::make_unique<Slot>();
+  if (name != "cpu") slot->device = make_backend(name, o.n_threads);
+  Backend& device = slot->device ? *slot->device : *cpu_;
 
   std::string text = o.op_filter;
-  filter_source_ = "--op-filter";
+  slot->source = "--op-filter";
   if (text.empty()) {
     text = env("KAZEIA_OPFILTER");
-    filter_source_ = "KAZEIA_OPFILTER";
+    slot->source = "KAZEIA_OPFILTER";
   }
   if (text.empty()) {
-    filter_source_ = "none";
+    slot->source = "none";
   } else if (text == "auto") {
-    const std::string path = auto_filter_path(o.cache_dir, device(), model);
+    const std::string path = auto_filter_path(o.cache_dir, device, model);
     if (std::filesystem::exists(path)) {
-      filter_ = OpFilter::from_arg(path);
-      filter_source_ = "auto (cached: " + path + ")";
+      slot->filter = OpFilter::from_arg(path);
+      slot->source = "auto (cached: " + path + ")";
     } else {
       OracleOptions oracle;
       oracle.k_type = o.k_type;
       oracle.v_type = o.v_type;
-      filter_ = run_oracle(model, device(), oracle).failing_filter();
-      filter_source_ = save_filter(path, filter_, device(), model)
-                           ? "auto (oracle run, saved to " + path + ")"
-                           : "auto (oracle run, could not save to " + path + ")";
+      slot->filter = run_oracle(model, device, oracle).failing_filter();
+      slot->source = save_filter(path, slot->filter, device, model)
+                         ? "auto (oracle run, saved to " + path + ")"
+                         : "auto (oracle run, could not save to " + path + ")";
     }
   } else {
-    filter_ = OpFilter::from_arg(text);
+    slot->filter = OpFilter::from_arg(text);
   }
-  if (!filter_.empty()) filtered_ = std::make_unique<FilteredBackend>(device(), *cpu_, filter_);
+  if (!slot->filter.empty())
+    slot->filtered = std::make_unique<FilteredBackend>(device, *cpu_, slot->filter);
+  slots_.push_back(std::move(slot));
+  return *slots_.back();
+}
+
+namespace {
+
+// llama.cpp spells the CPU `none` (-dev none).
+std::string device_name(const std::string& given, const std::string& fallback) {
+  const std::string& name = given.empty() ? fallback : given;
+  return name == "none" ? "cpu" : name;
+}
+
+}  // namespace
+
+Devices::Devices(const Model& model, const DeviceOptions& o)
+    : prefill_min_tokens_(o.prefill_min_tokens) {
+  if (o.prefill_min_tokens < 1)
+    fail("invalid prefill threshold ", o.prefill_min_tokens, " (expected at least 1 token)");
+  cpu_ = make_backend("cpu", o.n_threads);
+  const std::string prefill = device_name(o.prefill_device, o.device);
+  const std::string decode = device_name(o.decode_device, o.device);
+  auto active = [this](Slot& s) -> Backend& {
+    if (s.filtered) return *s.filtered;
+    return s.device ? *s.device : *cpu_;
+  };
+  Backend& first = active(open_slot(model, o, prefill));
+  if (decode == prefill) {
+    active_ = &first;
+    return;
+  }
+  Backend& second = active(open_slot(model, o, decode));
+  split_ = std::make_unique<SplitBackend>(first, second, o.prefill_min_tokens);
+  active_ = split_.get();
 }
 
 Devices::~Devices() = default;
 
 std::string Devices::describe() const {
-  const Backend& d = device_ ? *device_ : *cpu_;
-  return "device " + d.device_key() + ", op filter " + filter_.to_string() +
-         (filter_source_ == "none" ? "" : " [" + filter_source_ + "]");
+  auto one = [this](const Slot& s) {
+    const Backend& d = s.device ? *s.device : *cpu_;
+    return "device " + d.device_key() + ", op filter " + s.filter.to_string() +
+           (s.source == "none" ? "" : " [" + s.source + "]");
+  };
+  if (slots_.size() == 1) return one(*slots_[0]);
+  return "prefill (batches of " + std::to_string(prefill_min_tokens_) +
+         "+ tokens): " + one(*slots_[0]) + "; decode: " + one(*slots_[1]);
 }
 
 }  // namespace kz

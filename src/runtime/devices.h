@@ -1,12 +1,14 @@
-// Which backend runs a model's ops: the device the user chose, with the op filter in force (ops
-// it lists run on the CPU backend instead). The filter comes from --op-filter / SessionParams, or
-// else the KAZEIA_OPFILTER environment variable; `auto` runs the oracle once for this device and
-// model and keeps its failing ops in a cache file, keyed by device (name, driver / kernel table)
-// and model fingerprint, which later loads read instead of running the oracle again.
+// Which backends run a model's ops: the device the user chose (or one for prefill and one for
+// decode), each with the op filter in force (ops it lists run on the CPU backend instead). The
+// filter comes from --op-filter / SessionParams, or else the KAZEIA_OPFILTER environment
+// variable; `auto` runs the oracle once for a device and model and keeps its failing ops in a
+// cache file, keyed by device (name, driver / kernel table) and model fingerprint, which later
+// loads read instead of running the oracle again.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/filtered_backend.h"
 #include "model/model.h"
@@ -14,8 +16,12 @@
 namespace kz {
 
 struct DeviceOptions {
-  std::string device = "cpu";  // cpu, ref or faulty:ENTRIES (backend/factory.h)
-  std::string op_filter;       // a list, a file, `auto`, or empty: $KAZEIA_OPFILTER, else none
+  std::string device = "cpu";  // cpu, ref or faulty:ENTRIES (backend/factory.h); none = cpu
+  // Split execution: batches of at least prefill_min_tokens tokens on prefill_device, the rest
+  // (decode, short prompts) on decode_device; empty: `device`.
+  std::string prefill_device, decode_device;
+  int64_t prefill_min_tokens = 32;
+  std::string op_filter;  // a list, a file, `auto`, or empty: $KAZEIA_OPFILTER, else none
   int n_threads = 1;
   // Where `auto` keeps its results; empty: $KAZEIA_CACHE_DIR, else $XDG_CACHE_HOME/kazeia, else
   // $HOME/.cache/kazeia.
@@ -29,24 +35,32 @@ class Devices {
   Devices(const Model& model, const DeviceOptions& options);
   ~Devices();
 
-  // What runs the model's ops.
-  Backend& backend() { return filtered_ ? *filtered_ : device(); }
-  const OpFilter& filter() const { return filter_; }
-  // How the filter was chosen: "none", "--op-filter", "KAZEIA_OPFILTER", "auto (cached: FILE)",
-  // "auto (oracle run, saved to FILE)".
-  const std::string& filter_source() const { return filter_source_; }
-  // One line for logs and benchmarks: "device cpu, op filter none".
+  // What runs the model's ops (with a split, it picks the device per batch).
+  Backend& backend() { return *active_; }
+  // The filter in force on the prefill device, and how it was chosen: "none", "--op-filter",
+  // "KAZEIA_OPFILTER", "auto (cached: FILE)", "auto (oracle run, saved to FILE)".
+  const OpFilter& filter() const { return slots_[0]->filter; }
+  const std::string& filter_source() const { return slots_[0]->source; }
+  // The prefill device's filtering backend; null when no filter is in force.
+  FilteredBackend* filtered() { return slots_[0]->filtered.get(); }
+  // One line for logs and benchmarks: "device cpu/avx2, op filter none".
   std::string describe() const;
-  // Null when no filter is in force.
-  FilteredBackend* filtered() { return filtered_.get(); }
 
  private:
-  Backend& device() { return device_ ? *device_ : *cpu_; }
+  // One device with its filter; `device` null when the CPU backend is the device.
+  struct Slot {
+    std::unique_ptr<Backend> device;
+    OpFilter filter;
+    std::string source = "none";
+    std::unique_ptr<FilteredBackend> filtered;
+  };
+  Slot& open_slot(const Model& model, const DeviceOptions& o, const std::string& name);
 
-  std::unique_ptr<Backend> cpu_, device_;  // device_ null: the CPU backend is the device
-  OpFilter filter_;
-  std::string filter_source_ = "none";
-  std::unique_ptr<FilteredBackend> filtered_;
+  std::unique_ptr<Backend> cpu_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // [0]: prefill (or only) device, [1]: decode
+  std::unique_ptr<Backend> split_;
+  Backend* active_ = nullptr;
+  int64_t prefill_min_tokens_ = 0;
 };
 
 // The cache file of `auto` filters for this device and model under `cache_dir` (resolved as in

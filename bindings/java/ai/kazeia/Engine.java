@@ -30,7 +30,8 @@ public final class Engine implements AutoCloseable {
   public synchronized Session newSession(SessionParams p) {
     if (handle == 0) throw new IllegalStateException("Engine is closed");
     return new Session(Native.sessionNew(handle, p.nCtx, p.nThreads, p.kType, p.vType, p.backend,
-        p.checkpointInterval, p.checkpointBudgetBytes, p.opFilter, p.cacheDir));
+        p.checkpointInterval, p.checkpointBudgetBytes, p.opFilter, p.cacheDir, p.prefillDevice,
+        p.decodeDevice, p.prefillMinTokens));
   }
 
   @Override

@@ -27,6 +27,7 @@ final class Native {
   static final int ENABLE_THINKING = 13;
   static final int ADD_GENERATION_PROMPT = 14;
   static final int REUSE_PREFIX = 15;
+  static final int PREFILL_MIN_TOKENS = 16;
 
   private static native double[] defaults();
 
@@ -38,7 +39,7 @@ final class Native {
 
   static native long sessionNew(long engine, long nCtx, int nThreads, String kType, String vType,
       String backend, long checkpointInterval, long checkpointBudgetBytes, String opFilter,
-      String cacheDir);
+      String cacheDir, String prefillDevice, String decodeDevice, long prefillMinTokens);
 
   static native void sessionFree(long session);
 

@@ -19,6 +19,13 @@ public final class SessionParams {
   public String opFilter = null;
   /** Where "auto" keeps its results; null: KAZEIA_CACHE_DIR, else the user's cache folder. */
   public String cacheDir = null;
+  /**
+   * Split execution: prompt batches of at least prefillMinTokens tokens run on prefillDevice,
+   * decode and shorter batches on decodeDevice; null: backend.
+   */
+  public String prefillDevice = null;
+  public String decodeDevice = null;
+  public long prefillMinTokens = (long) Native.DEFAULTS[Native.PREFILL_MIN_TOKENS];
   /** Recurrent-state checkpoint every N tokens (0: only at message boundaries). */
   public long checkpointInterval = (long) Native.DEFAULTS[Native.CHECKPOINT_INTERVAL];
   public long checkpointBudgetBytes = (long) Native.DEFAULTS[Native.CHECKPOINT_BUDGET_BYTES];
@@ -45,6 +52,21 @@ public final class SessionParams {
 
   public SessionParams cacheDir(String value) {
     cacheDir = value;
+    return this;
+  }
+
+  public SessionParams prefillDevice(String value) {
+    prefillDevice = value;
+    return this;
+  }
+
+  public SessionParams decodeDevice(String value) {
+    decodeDevice = value;
+    return this;
+  }
+
+  public SessionParams prefillMinTokens(long value) {
+    prefillMinTokens = value;
     return this;
   }
 }

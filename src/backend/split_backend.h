@@ -1,0 +1,29 @@
+// Prefill on one device, decode on another: each batch of at least `min_prefill_tokens` tokens
+// runs on `prefill`, shorter ones (decode steps, short prompts) on `decode`. Both read and write
+// the same sequence state, which lives in memory both reach, so switching hands it over in place.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/op_call.h"
+
+namespace kz {
+
+class SplitBackend final : public InterceptingBackend {
+ public:
+  SplitBackend(Backend& prefill, Backend& decode, int64_t min_prefill_tokens);
+  std::string_view name() const override { return "split"; }
+  std::string device_key() const override;
+  void begin_batch(int64_t n_tok) override;
+
+ protected:
+  void dispatch(OpCall& call) override { call.run(*current_); }
+
+ private:
+  Backend& prefill_;
+  Backend& decode_;
+  int64_t min_prefill_tokens_;
+  Backend* current_;
+};
+
+}  // namespace kz
