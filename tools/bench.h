@@ -57,4 +57,15 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
                              int n_threads, const std::string& backend,
                              const std::string& op_filter);
 
+// kazeia bench --configs: A = CPU only, B = `device` for everything (with the op filter),
+// C = prefill on `device`, decode on the CPU; each in a child process (its own peak RSS), with
+// `args` (the bench's own flags) and the configuration's flags after them.
+struct BenchConfigArgs {
+  std::string configs;    // "A,B,C"
+  std::string device;     // the accelerator of B and C
+  std::string op_filter;  // empty: auto
+  std::vector<std::string> args;
+};
+int run_bench_configs(const BenchConfigArgs& a);
+
 }  // namespace kz::cli

@@ -25,7 +25,22 @@ struct Row {
   int threads = 0;
   Stat tok_s;
   double extra = 0;  // ttft ms for pp rows, % of roofline for tg rows (0: not measured)
+  // Host-device traffic per token of the last run (Backend::traffic).
+  double syncs_per_token = 0, bytes_per_token = 0;
 };
+
+// The device column: --device, or "PREFILL+DECODE" for a split.
+std::string device_label(const EngineFlags& e) {
+  const std::string prefill = e.prefill_device.empty() ? e.backend : e.prefill_device;
+  const std::string decode = e.decode_device.empty() ? e.backend : e.decode_device;
+  return prefill == decode ? prefill : prefill + "+" + decode;
+}
+
+void set_traffic(Row& row, const Backend& be, int64_t tokens) {
+  const Backend::Traffic t = be.traffic();
+  row.syncs_per_token = double(t.syncs) / double(tokens);
+  row.bytes_per_token = double(t.bytes_copied) / double(tokens);
+}
 
 std::string dominant_type(const gguf::File& f) {
   std::map<std::string, uint64_t> bytes;
@@ -55,14 +70,17 @@ std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
 }
 
 // With an op filter in force: where the ops ran and how often the host waited for the device.
-void print_filter_counts(const FilteredBackend* f, int64_t tokens) {
-  if (!f) return;
-  const FilteredBackend::Counts& c = f->counts();
-  std::printf(
-      "  op filter %s: %lld ops on the device, %lld on the cpu, %lld syncs (%.2f per "
-      "token)\n",
-      f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops,
-      (long long)c.syncs, double(c.syncs) / double(tokens));
+// Where the ops ran (with an op filter in force) and the host-device traffic per token.
+void print_traffic(const FilteredBackend* f, const Backend& be, int64_t tokens) {
+  if (f) {
+    const FilteredBackend::Counts& c = f->counts();
+    std::printf("  op filter %s: %lld ops on the device, %lld on the cpu\n",
+                f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops);
+  }
+  const Backend::Traffic t = be.traffic();
+  std::printf("  host-device traffic: %lld syncs (%.2f per token), %.0f bytes copied per token\n",
+              (long long)t.syncs, double(t.syncs) / double(tokens),
+              double(t.bytes_copied) / double(tokens));
 }
 
 void print_profile(const char* phase, const OpTimes& t) {
@@ -83,6 +101,7 @@ int cmd_bench(int argc, char** argv) {
   std::string models_text, depth_text = "0", output = "md";
   int n_prompt = 512, n_gen = 128, reps = 5, chat_turns = 0, chat_tokens = 200;
   bool roofline = false, profile = false;
+  std::string configs, marker;
   ArgParser p("kazeia bench",
               "Measure prompt processing (pp: the prompt as one batch) and token generation (tg: "
               "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
@@ -101,7 +120,16 @@ int cmd_bench(int argc, char** argv) {
   p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)", &profile);
   p.add("--chat", "TURNS", "replay a conversation of TURNS turns (TTFT per turn)", &chat_turns);
   p.add("--chat-tokens", "N", "tokens per user turn in --chat (default 200)", &chat_tokens);
+  p.add("--configs", "LIST",
+        "the configuration matrix side by side, e.g. A,B,C: A = CPU only, B = --device for "
+        "everything (with --op-filter, default auto), C = prefill on --device and decode on the "
+        "CPU; each in its own process",
+        &configs);
+  p.add("--marker", "X", "a label for a child run of --configs (ignored)", &marker);
   if (!p.parse(argc, argv)) return 0;
+  if (!configs.empty())
+    return run_bench_configs(
+        {configs, engine.backend, engine.op_filter, std::vector<std::string>(argv, argv + argc)});
   std::vector<std::string> models;
   if (!engine.model.empty()) models.push_back(engine.model);
   for (std::stringstream in(models_text); in.good();) {
@@ -134,13 +162,13 @@ int cmd_bench(int argc, char** argv) {
     Backend& be = profile ? static_cast<Backend&>(profiled) : inner;
     auto reset_counts = [&] {
       profiled.times().clear();
-      if (devices->filtered()) devices->filtered()->reset_counts();
+      inner.reset_traffic();
     };
     Row base;
     base.model = path.substr(path.find_last_of('/') + 1);
     base.type = dominant_type(model->file());
     base.size = model->file().file_size();
-    base.backend = engine.backend;
+    base.backend = device_label(engine);
     base.threads = threads;
     base.kv = engine.cache_type_k + "/" + engine.cache_type_v;
     base.op_filter = devices->filter().to_string();
@@ -174,12 +202,13 @@ int cmd_bench(int argc, char** argv) {
         }
         if (profile) {
           print_profile(("prefill " + base.model + at).c_str(), profiled.times());
-          print_filter_counts(devices->filtered(), n_prompt);
+          print_traffic(devices->filtered(), inner, n_prompt);
         }
         Row row = base;
         row.test = "pp" + std::to_string(n_prompt) + at;
         row.tok_s = stat_of(speed);
         row.extra = stat_of(ttft).mean;
+        set_traffic(row, inner, n_prompt);
         rows.push_back(row);
       }
       if (n_gen > 0) {
@@ -204,12 +233,13 @@ int cmd_bench(int argc, char** argv) {
         }
         if (profile) {
           print_profile(("decode " + base.model + at).c_str(), profiled.times());
-          print_filter_counts(devices->filtered(), n_gen);
+          print_traffic(devices->filtered(), inner, n_gen);
         }
         Row row = base;
         row.test = "tg" + std::to_string(n_gen) + at;
         row.tok_s = stat_of(speed);
         if (roofline) row.extra = median_of(roofline_pct);
+        set_traffic(row, inner, n_gen);
         rows.push_back(row);
       }
     }
@@ -228,31 +258,34 @@ int cmd_bench(int argc, char** argv) {
           "  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
           "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
           "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
-          "\"op_filter\": \"%s\"}%s\n",
+          "\"op_filter\": \"%s\", \"syncs_per_token\": %.4f, \"bytes_per_token\": %.1f}%s\n",
           r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
           r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
           r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
-          kernels.c_str(), r.op_filter.c_str(), i + 1 < rows.size() ? "," : "");
+          kernels.c_str(), r.op_filter.c_str(), r.syncs_per_token, r.bytes_per_token,
+          i + 1 < rows.size() ? "," : "");
     }
     std::printf("]\n");
   } else if (output == "csv") {
     std::printf(
         "model,size,type,backend,threads,kv,test,tok_s,tok_s_sd,ttft_ms_or_roofline_pct,peak_rss_"
-        "mib\n");
+        "mib,syncs_per_token,bytes_per_token,op_filter\n");
     for (const Row& r : rows)
-      std::printf("%s,%llu,%s,%s,%d,%s,%s,%.3f,%.3f,%.3f,%.1f\n", r.model.c_str(),
+      std::printf("%s,%llu,%s,%s,%d,%s,%s,%.3f,%.3f,%.3f,%.1f,%.4f,%.1f,%s\n", r.model.c_str(),
                   (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
-                  r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd, r.extra, peak_mib);
+                  r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd, r.extra, peak_mib,
+                  r.syncs_per_token, r.bytes_per_token, r.op_filter.c_str());
   } else {
     std::printf(
-        "| model | size MiB | type | backend | threads | kv | test | t/s | ttft ms / %% roofline "
-        "|\n");
-    std::printf("|---|---:|---|---|---:|---|---|---:|---:|\n");
+        "| model | size MiB | type | device | threads | kv | test | t/s | ttft ms / %% roofline "
+        "| syncs/tok |\n");
+    std::printf("|---|---:|---|---|---:|---|---|---:|---:|---:|\n");
     for (const Row& r : rows)
-      std::printf("| %s | %.1f | %s | %s | %d | %s | %s | %.2f ± %.2f | %s |\n", r.model.c_str(),
-                  r.size / 1048576.0, r.type.c_str(), r.backend.c_str(), r.threads, r.kv.c_str(),
-                  r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
-                  r.extra > 0 ? std::to_string(r.extra).substr(0, 7).c_str() : "-");
+      std::printf("| %s | %.1f | %s | %s | %d | %s | %s | %.2f ± %.2f | %s | %.2f |\n",
+                  r.model.c_str(), r.size / 1048576.0, r.type.c_str(), r.backend.c_str(), r.threads,
+                  r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
+                  r.extra > 0 ? std::to_string(r.extra).substr(0, 7).c_str() : "-",
+                  r.syncs_per_token);
     std::printf("\npeak RSS %.1f MiB | isa: %s | op filter: %s", peak_mib, kernels.c_str(),
                 rows.empty() ? "none" : rows[0].op_filter.c_str());
     if (!bandwidths.empty())

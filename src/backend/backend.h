@@ -73,6 +73,20 @@ class Backend {
   virtual void begin_batch(int64_t n_tok) {}
   virtual void at_layer(int64_t layer) {}
 
+  // Host-device traffic since the last reset, for bench --profile: how often the host waited for
+  // a device, and the bytes copied between them. Zero for backends that compute on the host.
+  struct Traffic {
+    int64_t syncs = 0;
+    uint64_t bytes_copied = 0;
+    Traffic& operator+=(const Traffic& o) {
+      syncs += o.syncs;
+      bytes_copied += o.bytes_copied;
+      return *this;
+    }
+  };
+  virtual Traffic traffic() const { return {}; }
+  virtual void reset_traffic() {}
+
   // y[t][o] = sum_i W[o][i] * x[t][i]; x[n_tok][w.cols], y[n_tok][w.rows].
   virtual void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) = 0;
   // y[i][w.cols] = row ids[i] of w, dequantized exactly.

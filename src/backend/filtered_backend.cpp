@@ -16,6 +16,17 @@ FilteredBackend::FilteredBackend(Backend& device, Backend& cpu, OpFilter filter)
       cpu_(cpu),
       filter_(std::move(filter)) {}
 
+Backend::Traffic FilteredBackend::traffic() const {
+  Traffic t = InterceptingBackend::traffic();
+  t.syncs += counts_.syncs;
+  return t;
+}
+
+void FilteredBackend::reset_traffic() {
+  InterceptingBackend::reset_traffic();
+  counts_ = {};
+}
+
 void FilteredBackend::dispatch(OpCall& call) {
   const bool to_cpu = filter_.matches(call.shape);
   if (to_cpu) {

@@ -21,7 +21,9 @@ class FilteredBackend final : public InterceptingBackend {
     int64_t device_ops = 0, cpu_ops = 0, syncs = 0;
   };
   const Counts& counts() const { return counts_; }
-  void reset_counts() { counts_ = {}; }
+  // The device's traffic plus the syncs the filter adds; a reset clears the counts too.
+  Traffic traffic() const override;
+  void reset_traffic() override;
 
  protected:
   void dispatch(OpCall& call) override;

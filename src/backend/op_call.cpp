@@ -61,6 +61,16 @@ void InterceptingBackend::at_layer(int64_t layer) {
   for (Backend* b : wrapped_) b->at_layer(layer);
 }
 
+Backend::Traffic InterceptingBackend::traffic() const {
+  Traffic t;
+  for (const Backend* b : wrapped_) t += b->traffic();
+  return t;
+}
+
+void InterceptingBackend::reset_traffic() {
+  for (Backend* b : wrapped_) b->reset_traffic();
+}
+
 OpCall InterceptingBackend::make_call(std::string_view kind, std::vector<std::string> values,
                                       std::function<void(Backend&)> run,
                                       std::vector<WrittenRegion> written) {

@@ -67,6 +67,9 @@ class InterceptingBackend : public Backend {
  public:
   void begin_batch(int64_t n_tok) override;
   void at_layer(int64_t layer) override;
+  // The wrapped backends' traffic, summed.
+  Traffic traffic() const override;
+  void reset_traffic() override;
 
   void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) final;
   void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y) final;

@@ -102,7 +102,8 @@ OpFilterEntry OpFilterEntry::of(const OpShape& shape) {
 
 OpFilter OpFilter::parse(std::string_view text) {
   OpFilter f;
-  std::string cleaned;  // comments dropped, separators made spaces
+  if (text == "none") return f;  // how to_string prints an empty filter
+  std::string cleaned;           // comments dropped, separators made spaces
   for (const std::string_view line : split(text, '\n')) {
     std::string l(line.substr(0, line.find('#')));
     std::replace_if(

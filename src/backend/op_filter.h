@@ -5,6 +5,7 @@
 //   ssm_conv@prompt:channels=1024 ... and only with 1024 channels
 //   matmul:type=q4_k:rows=2048    parameters joined by ':' (op_call.h lists each kind's)
 // A list separates entries with commas, spaces or newlines; in a file, '#' starts a comment.
+// `none` is the empty filter.
 #pragma once
 
 #include <optional>

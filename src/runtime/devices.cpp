@@ -62,14 +62,14 @@ std::string auto_filter_path(const std::string& cache_dir, const Backend& device
 }
 
 Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
-                                  const std::string& name) {
+                                  const std::string& name, bool with_filter) {
   auto slot = std::make_unique<Slot>();
   if (name != "cpu") slot->device = make_backend(name, o.n_threads);
   Backend& device = slot->device ? *slot->device : *cpu_;
 
-  std::string text = o.op_filter;
+  std::string text = with_filter ? o.op_filter : "";
   slot->source = "--op-filter";
-  if (text.empty()) {
+  if (text.empty() && with_filter) {
     text = env("KAZEIA_OPFILTER");
     slot->source = "KAZEIA_OPFILTER";
   }
@@ -119,12 +119,13 @@ Devices::Devices(const Model& model, const DeviceOptions& o)
     if (s.filtered) return *s.filtered;
     return s.device ? *s.device : *cpu_;
   };
-  Backend& first = active(open_slot(model, o, prefill));
-  if (decode == prefill) {
+  const bool split = decode != prefill;
+  Backend& first = active(open_slot(model, o, prefill, !split || prefill != "cpu"));
+  if (!split) {
     active_ = &first;
     return;
   }
-  Backend& second = active(open_slot(model, o, decode));
+  Backend& second = active(open_slot(model, o, decode, decode != "cpu"));
   split_ = std::make_unique<SplitBackend>(first, second, o.prefill_min_tokens);
   active_ = split_.get();
 }

@@ -54,7 +54,9 @@ class Devices {
     std::string source = "none";
     std::unique_ptr<FilteredBackend> filtered;
   };
-  Slot& open_slot(const Model& model, const DeviceOptions& o, const std::string& name);
+  // `with_filter` false: no op filter (the CPU as a split's other device runs every op itself).
+  Slot& open_slot(const Model& model, const DeviceOptions& o, const std::string& name,
+                  bool with_filter);
 
   std::unique_ptr<Backend> cpu_;
   std::vector<std::unique_ptr<Slot>> slots_;  // [0]: prefill (or only) device, [1]: decode

@@ -197,6 +197,10 @@ TEST(FilteredBackend, RoutesListedOpsToTheCpuAndCountsSyncs) {
   EXPECT_EQ(filtered.counts().cpu_ops, 2);
   EXPECT_EQ(filtered.counts().device_ops, 2);
   EXPECT_EQ(filtered.counts().syncs, 2);  // the first cpu op, and the one after the add
+  EXPECT_EQ(filtered.traffic().syncs, 2);  // the cpu device itself adds none
+  filtered.reset_traffic();
+  EXPECT_EQ(filtered.traffic().syncs, 0);
+  EXPECT_EQ(filtered.counts().cpu_ops, 0);
 }
 
 }  // namespace

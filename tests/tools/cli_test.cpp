@@ -283,3 +283,26 @@ TEST(Cli, OpFilterAndDeviceErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, BenchConfigsSideBySide) {
+  const std::string cache = ::testing::TempDir() + "/cli_configs_cache";
+  ::setenv("KAZEIA_CACHE_DIR", cache.c_str(), 1);
+  const CliResult r =
+      kazeia("bench -m " + kTiny35 + " -t 2 -p 32 -n 2 -r 1 --device ref --configs A,B,C");
+  ::unsetenv("KAZEIA_CACHE_DIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* row :
+       {"| A | cpu | qwen35-tiny-q4_0.gguf | pp32 |", "| A | cpu | qwen35-tiny-q4_0.gguf | tg2 |",
+        "| B | ref | qwen35-tiny-q4_0.gguf | pp32 |",
+        "| C | ref+cpu | qwen35-tiny-q4_0.gguf | tg2 |"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  // B and C run with the oracle's filter for the device (auto), found empty for ref itself.
+  EXPECT_NE(r.err.find("device ref, op filter none [auto (oracle run, saved to " + cache),
+            std::string::npos)
+      << r.err;
+  expect_error(kazeia("bench -m " + kTiny35 + " --configs A,D"), "invalid configuration 'D'");
+}
+
+}  // namespace
