@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 
 namespace kz::delta_rule {
 

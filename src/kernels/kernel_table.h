@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 #include "base/cpu_features.h"
 #include "quant/types.h"
 

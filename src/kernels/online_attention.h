@@ -27,7 +27,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 #include "quant/blocks.h"
 #include "quant/types.h"
 

@@ -12,7 +12,7 @@
 namespace kz {
 
 struct AttentionCache {
-  // [n_kv_head][n_ctx][head_dim] of the cache type (KvCacheView, backend/backend.h); a Q8_0 row
+  // [n_kv_head][n_ctx][head_dim] of the cache type (KvCacheView, ops/op_types.h); a Q8_0 row
   // is head_dim / 32 blocks.
   std::vector<uint8_t> k, v;
 };

@@ -1,5 +1,5 @@
 // DerivedWeights makes each kind's bytes once and returns them on every later request.
-#include "backend/derived_weights.h"
+#include "ops/derived_weights.h"
 
 #include <gtest/gtest.h>
 

@@ -24,7 +24,7 @@
 
 #include <cstdint>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 
 namespace kz::arm {
 

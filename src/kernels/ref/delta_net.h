@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 
 namespace kz::ref {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 
 namespace kz::ref {
 

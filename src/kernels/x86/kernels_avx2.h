@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "backend/backend.h"
+#include "ops/op_types.h"
 
 namespace kz::x86 {
 

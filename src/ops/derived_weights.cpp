@@ -1,4 +1,4 @@
-#include "backend/derived_weights.h"
+#include "ops/derived_weights.h"
 
 #include "base/error.h"
 
