@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "runtime/devices.h"
 #include "testing/reference_logits.h"
+#include "testing/teacher_forced.h"
 
 namespace kz {
 namespace {
@@ -76,19 +77,8 @@ std::vector<std::vector<float>> case_logits(const std::string& name, const Model
                                             Backend& be) {
   const auto cases =
       testing::load_reference(testing::fixtures_dir() + "/models/" + name + ".ref.json");
-  const testing::ReferenceCase& rc = cases[0];
-  SequenceState st =
-      model.new_state(rc.prompt.size() + rc.continuation.size(), DType::F16, DType::F16);
-  Scratch scratch;
-  std::vector<float> logits;
-  std::vector<std::vector<float>> out;
-  model.eval(be, st, scratch, rc.prompt, false, logits);
-  out.push_back(logits);
-  for (int32_t t : rc.continuation) {
-    model.eval(be, st, scratch, std::span(&t, 1), false, logits);
-    out.push_back(logits);
-  }
-  return out;
+  return testing::teacher_forced_logits(model, cases[0].prompt, cases[0].continuation, be, be,
+                                        DType::F16);
 }
 
 // Largest relative RMS over the vectors, and whether any arg-max differs.

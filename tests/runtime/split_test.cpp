@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "runtime/devices.h"
 #include "testing/reference_logits.h"
+#include "testing/teacher_forced.h"
 
 namespace kz {
 namespace {
@@ -31,21 +32,9 @@ TEST(SplitBackend, PicksTheDevicePerBatch) {
   EXPECT_EQ(decode.times().by_op.count("silu"), 1u);
 }
 
-// The logits of a prompt then its continuation one token at a time, on `prefill` then `decode`
-// as the caller chooses, over one state.
 std::vector<std::vector<float>> run(const Model& model, const testing::ReferenceCase& rc,
                                     Backend& prefill, Backend& decode, DType cache) {
-  SequenceState st = model.new_state(rc.prompt.size() + rc.continuation.size(), cache, cache);
-  Scratch scratch;
-  std::vector<float> logits;
-  std::vector<std::vector<float>> out;
-  model.eval(prefill, st, scratch, rc.prompt, false, logits);
-  out.push_back(logits);
-  for (int32_t t : rc.continuation) {
-    model.eval(decode, st, scratch, std::span(&t, 1), false, logits);
-    out.push_back(logits);
-  }
-  return out;
+  return testing::teacher_forced_logits(model, rc.prompt, rc.continuation, prefill, decode, cache);
 }
 
 class Split : public ::testing::TestWithParam<const char*> {};
