@@ -10,6 +10,8 @@ packages=(
   python3 python3-jinja2                        # chat templates rendered by real Jinja in tests
   openjdk-17-jdk-headless                       # JNI bindings and their Java test
   g++-aarch64-linux-gnu qemu-user               # ARM64 cross build, tests under emulation
+  opencl-headers                                # OpenCL backend (the library is loaded at run time)
+  ocl-icd-libopencl1 pocl-opencl-icd clinfo     # OpenCL on the CPU (PoCL): the backend's tests
 )
 
 missing=()

@@ -11,8 +11,9 @@ namespace kz::cli {
 void EngineFlags::declare(ArgParser& p) {
   p.add("-m,--model", "FILE", "model file (GGUF)", &model);
   p.add("-dev,--device,--backend", "NAME",
-        "compute device: cpu (fast kernels; also spelled none), ref (scalar oracle) or "
-        "faulty:ENTRIES (test device: the cpu with the ops ENTRIES lists made wrong); default cpu",
+        "compute device: cpu (fast kernels; also spelled none), ref (scalar oracle), opencl[:N] "
+        "(kazeia devices lists N) or faulty:ENTRIES (test device: the cpu with the ops ENTRIES "
+        "lists made wrong); default cpu",
         &backend);
   p.add("--prefill-device", "NAME",
         "device for prompt batches of at least --prefill-threshold tokens (default --device)",

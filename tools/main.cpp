@@ -25,6 +25,7 @@ constexpr Command kCommands[] = {
     {"chat", kz::cli::cmd_chat, "interactive multi-turn chat"},
     {"bench", kz::cli::cmd_bench, "measure prompt processing, generation and multi-turn reuse"},
     {"oracle", kz::cli::cmd_oracle, "check every op of a device against the reference backend"},
+    {"devices", kz::cli::cmd_devices, "list the OpenCL platforms and devices"},
 };
 
 void usage(FILE* out) {

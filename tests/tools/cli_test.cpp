@@ -309,3 +309,24 @@ TEST(Cli, BenchConfigsSideBySide) {
 }
 
 }  // namespace
+
+namespace {
+
+// Without an OpenCL platform (the ICD loader pointed at an empty vendor list), `devices` says so
+// and `--device opencl` is a one-line error; the CPU runs as before.
+TEST(Cli, NoOpenclDevice) {
+  ::setenv("OCL_ICD_VENDORS", "/nonexistent", 1);
+  const CliResult devices = kazeia("devices");
+  const CliResult run = kazeia("run -m " + kTiny35 + " -p hi -n 2 --device opencl");
+  const CliResult cpu = kazeia("run -m " + kTiny35 + " -p hi -n 2");
+  ::unsetenv("OCL_ICD_VENDORS");
+  EXPECT_EQ(devices.code, 0) << devices.err;
+  EXPECT_TRUE(devices.out.find("no OpenCL devices") != std::string::npos ||
+              devices.out.find("no OpenCL library found") != std::string::npos)
+      << devices.out;
+  expect_error(run, "opencl: no OpenCL");
+  EXPECT_EQ(cpu.code, 0) << cpu.err;
+  expect_error(kazeia("run -m " + kTiny35 + " -p hi --device opencl:x"), "invalid device");
+}
+
+}  // namespace

@@ -1,0 +1,375 @@
+// Every OpenclBackend op against RefBackend (the oracle) on random inputs of model shapes and
+// edge sizes: tails, one token, token counts around the matrix kernel's 128-token tile and
+// the gemv/gemm switch (4 tokens), odd row counts (the tile has 64 rows), every weight and cache
+// type, GQA ratios. Each op runs with zero copy (where the device has unified memory) and with
+// copies.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <ostream>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backend/ref_backend.h"
+#include "opencl_device.h"
+#include "quant/quant.h"
+#include "testing/metrics.h"
+
+namespace kz {
+namespace opencl {
+void PrintTo(MemoryMode mode, std::ostream* os) {
+  *os << (mode == MemoryMode::kAuto ? "auto" : "copy");
+}
+}  // namespace opencl
+
+namespace {
+
+// Tolerances, as relative RMS over the output.
+// Same f32 operations as the reference but the sum of squares in f32 (the reference's is in
+// double) and sqrt / division within OpenCL's ulp bounds.
+constexpr double kNormTol = 1e-6;
+// OpenCL's exp / log / cos / sin are within a few ulp of the C library's, not equal.
+constexpr double kTranscendentalTol = 1e-5;
+// Matrix products: exact weights and f32 activations like the reference, summed in another
+// order (tiles, 8-wide parts, a tree) with mad(): float rounding over up to 2048 terms.
+constexpr double kMatmulTol = 1e-5;
+// Attention: online softmax (rescaled running sums) instead of the reference's two passes.
+constexpr double kAttentionTol = 2e-5;
+// The delta rule: the reference's operations, but q/k norms summed in f32 and exp within ulp
+// bounds, carried through the state over up to 70 tokens.
+constexpr double kDeltaRuleTol = 1e-5;
+
+std::vector<float> random(int64_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+using testing::rel_rms;
+
+std::string describe(const std::vector<float>& got, const std::vector<float>& want) {
+  size_t worst = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > std::fabs(got[worst] - want[worst])) worst = i;
+  return "first pair " + std::to_string(got[0]) + " vs " + std::to_string(want[0]) + "; worst at " +
+         std::to_string(worst) + ": " + std::to_string(got[worst]) + " vs " +
+         std::to_string(want[worst]);
+}
+
+#define EXPECT_CLOSE(got, want, tol) EXPECT_LE(rel_rms(got, want), tol) << describe(got, want)
+
+class OpenclVsRef : public ::testing::TestWithParam<opencl::MemoryMode> {
+ protected:
+  void SetUp() override { testing::open_opencl(cl_, GetParam()); }
+  std::unique_ptr<OpenclBackend> cl_;
+  RefBackend ref_;
+};
+
+struct Weights {
+  std::vector<uint8_t> bytes;
+  Matrix m;
+};
+
+Weights random_matrix(DType t, int64_t cols, int64_t rows) {
+  Weights w;
+  const uint64_t rb = row_bytes(t, cols);
+  w.bytes.resize(rb * rows);
+  for (int64_t r = 0; r < rows; ++r)
+    quantize_row(t, random(cols, uint32_t(r + 1)).data(), w.bytes.data() + r * rb, cols);
+  w.m = Matrix{t, cols, rows, w.bytes.data(), rb, "w", nullptr};
+  return w;
+}
+
+constexpr DType kMatrixTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
+                                  DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+
+TEST_P(OpenclVsRef, Matmul) {
+  for (DType t : kMatrixTypes) {
+    for (auto [cols, rows, n_tok] : {std::tuple<int64_t, int64_t, int64_t>{256, 37, 1},
+                                     {512, 64, 3},
+                                     {512, 65, 4},
+                                     {1024, 133, 9},
+                                     {256, 64, 63},
+                                     {256, 127, 64},
+                                     {768, 200, 65},
+                                     {256, 70, 128},
+                                     {512, 33, 129},
+                                     {2048, 16, 130}}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::to_string(rows) + "x" +
+                   std::to_string(cols) + " tokens " + std::to_string(n_tok));
+      const Weights w = random_matrix(t, cols, rows);
+      const auto x = random(cols * n_tok, 99, 2.0f);
+      std::vector<float> got(rows * n_tok), want(rows * n_tok);
+      cl_->matmul(w.m, x.data(), n_tok, got.data());
+      ref_.matmul(w.m, x.data(), n_tok, want.data());
+      EXPECT_CLOSE(got, want, kMatmulTol);
+      cl_->forget_weights();  // the next matrix may reuse these addresses
+    }
+  }
+}
+
+// Float weights need not fill whole 32-column chunks.
+TEST_P(OpenclVsRef, MatmulFloatWeightsWithColumnTails) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (auto [cols, rows, n_tok] :
+         {std::tuple<int64_t, int64_t, int64_t>{5, 3, 1}, {100, 7, 2}, {37, 70, 66}}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " cols " + std::to_string(cols) + " tokens " +
+                   std::to_string(n_tok));
+      const Weights w = random_matrix(t, cols, rows);
+      const auto x = random(cols * n_tok, 98);
+      std::vector<float> got(rows * n_tok), want(rows * n_tok);
+      cl_->matmul(w.m, x.data(), n_tok, got.data());
+      ref_.matmul(w.m, x.data(), n_tok, want.data());
+      EXPECT_CLOSE(got, want, kMatmulTol);
+      cl_->forget_weights();  // the next matrix may reuse these addresses
+    }
+}
+
+// Dequantization is the reference's, bit for bit.
+TEST_P(OpenclVsRef, GetRowsIsExact) {
+  for (DType t : kMatrixTypes) {
+    const int64_t cols = 512, rows = 50;
+    const Weights w = random_matrix(t, cols, rows);
+    const std::vector<int32_t> ids = {0, 49, 7, 7, 23};
+    std::vector<float> got(ids.size() * cols), want(got.size());
+    cl_->get_rows(w.m, ids, got.data());
+    ref_.get_rows(w.m, ids, want.data());
+    EXPECT_EQ(got, want) << dtype_name(t);
+    cl_->forget_weights();
+  }
+  const Weights tail = random_matrix(DType::F16, 13, 4);
+  const std::vector<int32_t> ids = {3, 1};
+  std::vector<float> got(2 * 13), want(got.size());
+  cl_->get_rows(tail.m, ids, got.data());
+  ref_.get_rows(tail.m, ids, want.data());
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(OpenclVsRef, Norms) {
+  for (auto [n, rows] : {std::pair<int64_t, int64_t>{1024, 1}, {1027, 7}, {128, 64}, {5, 3}}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    const auto x = random(n * rows, 1, 3.0f), w = random(n, 2), z = random(n * rows, 3);
+    std::vector<float> got(n * rows), want(n * rows);
+    cl_->rms_norm(x.data(), w.data(), n, rows, 1e-6f, got.data());
+    ref_.rms_norm(x.data(), w.data(), n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kNormTol);
+    cl_->rms_norm(x.data(), nullptr, n, rows, 1e-6f, got.data());
+    ref_.rms_norm(x.data(), nullptr, n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kNormTol);
+    cl_->gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, got.data());
+    ref_.gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, want.data());
+    EXPECT_CLOSE(got, want, kTranscendentalTol);
+    cl_->forget_weights();
+  }
+}
+
+// In place, as the model calls it (q normalized into itself).
+TEST_P(OpenclVsRef, RmsNormInPlace) {
+  auto got = random(128 * 16, 4), want = got;
+  const auto w = random(128, 5);
+  cl_->rms_norm(got.data(), w.data(), 128, 16, 1e-6f, got.data());
+  ref_.rms_norm(want.data(), w.data(), 128, 16, 1e-6f, want.data());
+  EXPECT_CLOSE(got, want, kNormTol);
+}
+
+TEST_P(OpenclVsRef, RopeNeox) {
+  for (auto [n_tok, n_head, head_dim, n_rot] : {std::tuple<int64_t, int, int, int>{1, 16, 128, 128},
+                                                {7, 8, 64, 64},
+                                                {3, 4, 256, 64},
+                                                {2, 3, 36, 20}}) {
+    std::vector<int32_t> pos(n_tok);
+    for (int64_t t = 0; t < n_tok; ++t) pos[t] = int32_t(100 + 3 * t);
+    auto got = random(n_tok * n_head * head_dim, 5);
+    auto want = got;
+    cl_->rope_neox(got.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
+    ref_.rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
+    EXPECT_CLOSE(got, want, kTranscendentalTol) << "head_dim " << head_dim;
+  }
+}
+
+TEST_P(OpenclVsRef, Elementwise) {
+  for (int64_t n : {1, 7, 8, 100, 6144, 100003}) {
+    const auto a = random(n, 7, 4.0f), b = random(n, 8, 4.0f);
+    std::vector<float> got(n), want(n);
+    cl_->swiglu(a.data(), b.data(), n, got.data());
+    ref_.swiglu(a.data(), b.data(), n, want.data());
+    EXPECT_CLOSE(got, want, kTranscendentalTol) << "swiglu " << n;
+    got = a, want = a;
+    cl_->silu(got.data(), n);
+    ref_.silu(want.data(), n);
+    EXPECT_CLOSE(got, want, kTranscendentalTol) << "silu " << n;
+    got = a, want = a;
+    cl_->add(got.data(), b.data(), n);
+    ref_.add(want.data(), b.data(), n);
+    EXPECT_EQ(got, want) << "add " << n;
+    got = a, want = a;
+    cl_->mul_sigmoid(got.data(), b.data(), n);
+    ref_.mul_sigmoid(want.data(), b.data(), n);
+    EXPECT_CLOSE(got, want, kTranscendentalTol) << "mul_sigmoid " << n;
+  }
+}
+
+// The stored bytes are the reference's for every cache type pair, NaN, infinities and values
+// that round to F16's extremes included.
+TEST_P(OpenclVsRef, KvStoreWritesTheReferenceBytes) {
+  for (auto [n_ctx, pos0, n_tok, n_kv, d] :
+       {std::tuple<int64_t, int64_t, int64_t, int, int>{23, 4, 19, 3, 96}, {70, 69, 1, 2, 64}}) {
+    for (DType kt : {DType::F16, DType::F32, DType::Q8_0})
+      for (DType vt : {DType::F16, DType::Q8_0, DType::F32}) {
+        SCOPED_TRACE(std::string(dtype_name(kt)) + "/" + std::string(dtype_name(vt)) + " tokens " +
+                     std::to_string(n_tok));
+        const int64_t row = int64_t(n_kv) * d;
+        auto kf = random(n_tok * row, 31, 3.0f), vf = random(n_tok * row, 32, 3.0f);
+        kf[5] = NAN, kf[17] = INFINITY, vf[0] = 3e-8f;
+        if (n_tok > 1) kf[40] = -65520.0f, vf[9] = 65519.0f, vf[100] = -NAN;
+        const uint64_t kb = row_bytes(kt, d) * n_kv * n_ctx, vb = row_bytes(vt, d) * n_kv * n_ctx;
+        std::vector<uint8_t> k_got(kb, 0xAB), v_got(vb, 0xAB), k_want(kb, 0xAB), v_want(vb, 0xAB);
+        const KvCacheView got{kt, vt, k_got.data(), v_got.data(), n_ctx, n_kv, d};
+        const KvCacheView want{kt, vt, k_want.data(), v_want.data(), n_ctx, n_kv, d};
+        cl_->kv_store(got, pos0, n_tok, kf.data(), vf.data());
+        ref_.kv_store(want, pos0, n_tok, kf.data(), vf.data());
+        EXPECT_EQ(k_got, k_want);
+        EXPECT_EQ(v_got, v_want);
+      }
+  }
+}
+
+TEST_P(OpenclVsRef, Attention) {
+  for (DType kv_type : {DType::F32, DType::F16, DType::Q8_0}) {
+    for (auto [n_ctx_used, n_tok, n_head, n_kv, d] :
+         {std::tuple<int64_t, int64_t, int, int, int>{1, 1, 4, 2, 32},
+          {37, 1, 16, 8, 128},
+          {300, 5, 8, 2, 64},
+          {65, 65, 4, 1, 256},
+          {130, 64, 8, 8, 64}}) {
+      SCOPED_TRACE(std::string(dtype_name(kv_type)) + " ctx " + std::to_string(n_ctx_used) +
+                   " tokens " + std::to_string(n_tok) + " heads " + std::to_string(n_head) + "/" +
+                   std::to_string(n_kv));
+      const int64_t n_ctx = n_ctx_used + 3, pos0 = n_ctx_used - n_tok;  // unused tail positions
+      const int64_t row = int64_t(n_kv) * d;
+      std::vector<uint8_t> k(row_bytes(kv_type, d) * n_kv * n_ctx),
+          v(row_bytes(kv_type, d) * n_kv * n_ctx);
+      const KvCacheView kv{kv_type, kv_type, k.data(), v.data(), n_ctx, n_kv, d};
+      const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
+      ref_.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
+      const auto q = random(n_tok * n_head * d, 13, 2.0f);
+      std::vector<float> got(q.size()), want(q.size());
+      cl_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
+      ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
+      EXPECT_CLOSE(got, want, kAttentionTol);
+    }
+  }
+}
+
+// The convolution is the reference's operations in the reference's order: equal bits.
+TEST_P(OpenclVsRef, SsmConvIsExact) {
+  for (auto [channels, n_tok, d_conv] :
+       {std::tuple<int64_t, int64_t, int>{1031, 6, 4}, {6144, 1, 4}, {100, 2, 4}, {33, 70, 3}}) {
+    SCOPED_TRACE("channels " + std::to_string(channels) + " tokens " + std::to_string(n_tok));
+    const auto x = random(n_tok * channels, 21), w = random(channels * d_conv, 22);
+    auto s_got = random(channels * (d_conv - 1), 23), s_want = s_got;
+    std::vector<float> got(n_tok * channels), want(got.size());
+    cl_->ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_got.data(), got.data());
+    ref_.ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_want.data(), want.data());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(s_got, s_want);
+    cl_->forget_weights();
+  }
+}
+
+TEST_P(OpenclVsRef, DeltaNetGates) {
+  for (auto [n_tok, n_v] : {std::pair<int64_t, int>{6, 5}, {1, 16}, {70, 32}}) {
+    const auto alpha = random(n_tok * n_v, 24, 8.0f), b = random(n_tok * n_v, 25);
+    const auto dt_bias = random(n_v, 26, 8.0f), a = random(n_v, 27);
+    std::vector<float> g1(n_tok * n_v), b1(g1.size()), g2(g1.size()), b2(g1.size());
+    cl_->delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g1.data(),
+                         b1.data());
+    ref_.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
+                         b2.data());
+    EXPECT_CLOSE(g1, g2, kTranscendentalTol) << "tokens " << n_tok;
+    EXPECT_CLOSE(b1, b2, kTranscendentalTol) << "tokens " << n_tok;
+    cl_->forget_weights();
+  }
+}
+
+TEST_P(OpenclVsRef, GatedDeltaRule) {
+  for (auto [dims, n_tok] : {std::pair<DeltaNetDims, int64_t>{{2, 32, 4, 32}, 1},
+                             {{2, 128, 4, 128}, 1},
+                             {{1, 128, 3, 64}, 1},
+                             {{2, 32, 4, 32}, 70},
+                             {{16, 128, 16, 128}, 5},
+                             {{2, 64, 4, 64}, 9}}) {
+    SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
+    const auto qkv = random(n_tok * dims.conv_dim(), 31);
+    std::vector<float> g(n_tok * dims.n_v), beta(n_tok * dims.n_v);
+    const auto ga = random(g.size(), 32), gb = random(g.size(), 33);
+    for (size_t i = 0; i < g.size(); ++i) {
+      g[i] = -std::log1p(std::exp(ga[i]));  // log decay < 0
+      beta[i] = 1.0f / (1.0f + std::exp(-gb[i]));
+    }
+    auto s_got = random(dims.state_floats(), 34, 0.1f), s_want = s_got;
+    std::vector<float> got(n_tok * dims.value_dim()), want(got.size());
+    cl_->gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
+                          got.data());
+    ref_.gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_want.data(),
+                          want.data());
+    EXPECT_CLOSE(got, want, kDeltaRuleTol);
+    EXPECT_CLOSE(s_got, s_want, kDeltaRuleTol);
+  }
+}
+
+// Weights are wrapped or uploaded once, not per call; each op call is one synchronisation, as
+// Backend::traffic() reports.
+TEST_P(OpenclVsRef, WeightsAreWrappedOnce) {
+  const Weights w = random_matrix(DType::Q4_0, 256, 40);
+  const auto x = random(256 * 5, 1);
+  std::vector<float> y(40 * 5);
+  const opencl::TransferCounters before = cl_->counters();
+  cl_->reset_traffic();
+  for (int i = 0; i < 3; ++i) cl_->matmul(w.m, x.data(), 5, y.data());
+  EXPECT_EQ(cl_->traffic().syncs, 3);
+  const opencl::TransferCounters& after = cl_->counters();
+  EXPECT_EQ(after.weight_bytes_wrapped + after.weight_bytes_uploaded - before.weight_bytes_wrapped -
+                before.weight_bytes_uploaded,
+            w.bytes.size());
+  EXPECT_EQ(after.syncs - before.syncs, 3u);
+  if (cl_->zero_copy()) {
+    EXPECT_EQ(after.bytes_to_device, before.bytes_to_device);
+    EXPECT_EQ(after.bytes_to_host, before.bytes_to_host);
+  } else {
+    EXPECT_EQ(after.bytes_to_host - before.bytes_to_host, 3 * y.size() * sizeof(float));
+  }
+}
+
+TEST_P(OpenclVsRef, UnsupportedInputsAreOneLineErrors) {
+  const Weights w = random_matrix(DType::Q4_1, 64, 2);
+  std::vector<float> x(64), y(2);
+  try {
+    cl_->matmul(w.m, x.data(), 1, y.data());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("q4_1"), std::string::npos) << e.what();
+  }
+  const std::vector<int32_t> bad = {2};
+  EXPECT_THROW(cl_->get_rows(w.m, bad, y.data()), Error);
+  // Head sizes the attention kernel's 16-wide vectors cannot hold.
+  std::vector<uint8_t> k(36 * 4 * 2), v(k.size());
+  const KvCacheView kv{DType::F32, DType::F32, k.data(), v.data(), 2, 1, 36};
+  std::vector<float> q(36), out(36);
+  EXPECT_THROW(cl_->attention(q.data(), kv, 0, 1, 1, 1.0f, out.data()), Error);
+}
+
+std::string mode_name(const ::testing::TestParamInfo<opencl::MemoryMode>& info) {
+  return info.param == opencl::MemoryMode::kAuto ? "auto" : "copy";
+}
+
+INSTANTIATE_TEST_SUITE_P(Memory, OpenclVsRef,
+                         ::testing::Values(opencl::MemoryMode::kAuto, opencl::MemoryMode::kCopy),
+                         mode_name);
+
+}  // namespace
+}  // namespace kz

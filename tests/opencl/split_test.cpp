@@ -1,0 +1,80 @@
+// Split execution on the accelerator: the prompt on opencl, then decode on cpu reading the state
+// opencl left, gives the same greedy choice as cpu alone at every step of every fixture model,
+// with F16 and Q8_0 caches. Near ties excepted: opencl keeps f32 activations where cpu rounds
+// them to 8 bits like the reference implementation, so where the two references (ref.json,
+// rounded; ref-f32act.json, exact) differ by d in a logit, a top-2 gap below kTieFactor x d may
+// flip, as it flips between the two references themselves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "backend/factory.h"
+#include "opencl_device.h"
+#include "runtime/devices.h"
+#include "testing/reference_logits.h"
+#include "testing/teacher_forced.h"
+
+namespace kz {
+namespace {
+
+constexpr double kTieFactor = 2.0;
+
+const char* const kModels[] = {"qwen3-tiny-f32",     "qwen3-tiny-q8_0",   "qwen3-small-q8_0",
+                               "qwen3-small-q4_k_m", "qwen35-tiny-f32",   "qwen35-tiny-q4_0",
+                               "qwen35-small-q4_0",  "qwen35-small-q8_0", "qwen35-small-q4_k_m"};
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - b[i]));
+  return m;
+}
+
+class OpenclSplit : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { testing::open_opencl(probe_); }
+  std::unique_ptr<OpenclBackend> probe_;  // only to skip or fail early without a device
+};
+
+TEST_P(OpenclSplit, PrefillOnOpenclDecodeOnCpuChoosesAsCpu) {
+  const std::string name = GetParam();
+  const bool f32 = name.find("-f32") != std::string::npos;
+  auto model = Model::load(testing::model_path(name));
+  const std::string dir = testing::fixtures_dir() + "/models/" + name;
+  const auto rounded = testing::load_reference(dir + ".ref.json");
+  const auto exact = f32 ? rounded : testing::load_reference(dir + ".ref-f32act.json");
+  const testing::ReferenceCase& rc = rounded[0];  // `short`: 22 prompt tokens, 23 steps
+  auto cpu = make_backend("cpu", 2);
+  for (DType cache : {DType::F16, DType::Q8_0}) {
+    DeviceOptions o;
+    o.prefill_device = "opencl:" + std::to_string(testing::opencl_device_index());
+    o.decode_device = "cpu";
+    o.prefill_min_tokens = 8;
+    o.n_threads = 2;
+    o.k_type = o.v_type = cache;
+    Devices split(*model, o);
+    const auto got = testing::teacher_forced_logits(*model, rc.prompt, rc.continuation,
+                                                    split.backend(), split.backend(), cache);
+    const auto want =
+        testing::teacher_forced_logits(*model, rc.prompt, rc.continuation, *cpu, *cpu, cache);
+    int flips = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      const auto& w = want[i];
+      const size_t top = std::max_element(w.begin(), w.end()) - w.begin();
+      const size_t ours = std::max_element(got[i].begin(), got[i].end()) - got[i].begin();
+      if (ours == top) continue;
+      ++flips;
+      const auto& r = i == 0 ? rc.prefill_logits_last : rc.continuation_logits[i - 1];
+      const auto& e = i == 0 ? exact[0].prefill_logits_last : exact[0].continuation_logits[i - 1];
+      EXPECT_LE(w[top] - w[ours], kTieFactor * max_abs_diff(r, e))
+          << name << " " << dtype_name(cache) << " step " << i << ": not a near tie";
+    }
+    EXPECT_LE(flips, 2) << name << " " << dtype_name(cache);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, OpenclSplit, ::testing::ValuesIn(kModels),
+                         [](const auto& info) { return testing::test_name(info.param); });
+
+}  // namespace
+}  // namespace kz
