@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <sstream>
 
@@ -38,8 +39,13 @@ std::vector<std::string> config_flags(char c, const BenchConfigArgs& a) {
   }
 }
 
-// Runs this binary with `args`; returns its standard output, throws if it fails.
+// Runs this binary with `args` (its last one names the configuration); returns its standard
+// output, throws if it fails. The child only execs: nothing of this process runs in it.
 std::string run_self(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& s : args) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
   int fds[2];
   if (pipe(fds) != 0) fail("bench --configs: cannot create a pipe");
   const pid_t pid = fork();
@@ -48,21 +54,26 @@ std::string run_self(const std::vector<std::string>& args) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    std::vector<char*> argv;
-    for (const std::string& s : args) argv.push_back(const_cast<char*>(s.c_str()));
-    argv.push_back(nullptr);
     execv("/proc/self/exe", argv.data());
     _exit(127);
   }
   close(fds[1]);
   std::string out;
   char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) out.append(buf, size_t(n));
+    if (n == 0 || (n < 0 && errno != EINTR)) break;
+  }
   close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string config = "bench --configs: configuration " + args.back();
+  if (WIFSIGNALED(status)) fail(config, " was killed by signal ", WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) fail(config, ": cannot run /proc/self/exe");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    fail("bench --configs: the run of configuration ", args.back(), " failed (see above)");
+    fail(config, " failed (exit ", WEXITSTATUS(status), "; its error is above)");
   return out;
 }
 
@@ -83,6 +94,8 @@ int run_bench_configs(const BenchConfigArgs& a) {
     if (c.size() != 1 || c[0] < 'A' || c[0] > 'C')
       fail("invalid configuration '", c, "' in --configs (expected A, B or C)");
     wanted.push_back(c[0]);
+    if (c[0] != 'A' && (a.device == "cpu" || a.device == "none"))
+      fail("--configs ", c, " runs --device against the CPU: give a device (e.g. --device opencl)");
   }
   std::printf(
       "| config | device | model | test | t/s | ttft ms | peak RSS MiB | syncs/tok | op "
@@ -102,9 +115,11 @@ int run_bench_configs(const BenchConfigArgs& a) {
       const std::vector<std::string> f = split_csv(line);
       if (f.size() < 14) continue;
       const bool pp = f[6].rfind("pp", 0) == 0;
+      std::string filter = f[13];  // the filter's own entries are joined by commas
+      for (size_t i = 14; i < f.size(); ++i) filter += "," + f[i];
       std::printf("| %c | %s | %s | %s | %s ± %s | %s | %s | %s | %s |\n", c, f[3].c_str(),
                   f[0].c_str(), f[6].c_str(), f[7].c_str(), f[8].c_str(), pp ? f[9].c_str() : "-",
-                  f[10].c_str(), f[11].c_str(), f[13].c_str());
+                  f[10].c_str(), f[11].c_str(), filter.c_str());
     }
   }
   std::printf("\n");

@@ -69,7 +69,6 @@ std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
   return t;
 }
 
-// With an op filter in force: where the ops ran and how often the host waited for the device.
 // Where the ops ran (with an op filter in force) and the host-device traffic per token.
 void print_traffic(const FilteredBackend* f, const Backend& be, int64_t tokens) {
   if (f) {

@@ -2,7 +2,6 @@
 // shapes (runtime/oracle.h): one row per op kind, shape and phase, or with --bisect the first op
 // of a whole run that diverges from the reference's run.
 #include <cstdio>
-#include <fstream>
 
 #include "backend/factory.h"
 #include "base/error.h"
@@ -127,6 +126,9 @@ int cmd_oracle(int argc, char** argv) {
   if (output != "md" && output != "json")
     fail("invalid value '", output, "' for --output (expected md or json)");
   if (!engine.op_filter.empty()) fail("--op-filter: the oracle checks the device without a filter");
+  if (!engine.prefill_device.empty() || !engine.decode_device.empty())
+    fail("--prefill-device / --decode-device: the oracle checks one device (--device)");
+  if (run_bisect && !write_filter.empty()) fail("--write-filter: not with --bisect");
 
   auto model = Model::load(engine.model);
   engine.check_cache_types(*model);
@@ -140,14 +142,9 @@ int cmd_oracle(int argc, char** argv) {
     print_json(report, engine.model, device->device_key());
   else
     print_table(report);
-  if (!write_filter.empty()) {
-    std::ofstream out(write_filter);
-    out << "# kazeia oracle: failing ops of " << device->device_key() << " on " << engine.model
-        << "\n";
-    const OpFilter failing = report.failing_filter();
-    for (const OpFilterEntry& e : failing.entries()) out << e.to_string() << "\n";
-    if (!out) fail(write_filter, ": cannot write the op filter");
-  }
+  if (!write_filter.empty())
+    report.failing_filter().save(write_filter, "kazeia oracle: failing ops of " +
+                                                   device->device_key() + " on " + engine.model);
   return report.pass() ? 0 : 1;
 }
 

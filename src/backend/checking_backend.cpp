@@ -31,6 +31,12 @@ int64_t argmax_mismatches(const std::vector<float>& got, const std::vector<float
   return bad;
 }
 
+// The LM head's matrix product (the tied embedding included).
+bool is_lm_head(const OpCall& call) {
+  return call.shape.kind == "matmul" &&
+         (call.weight == "output.weight" || call.weight == "token_embd.weight");
+}
+
 double rms(const std::vector<float>& v) {
   double s = 0;
   for (float x : v) s += double(x) * x;
@@ -50,11 +56,6 @@ OpError op_error(const std::vector<float>& got, const std::vector<float>& want) 
   // NaN or infinity anywhere is the worst error there is.
   if (!std::isfinite(num)) return {INFINITY, INFINITY};
   return {den > 0 ? std::sqrt(num / den) : std::sqrt(num), max_abs};
-}
-
-bool is_lm_head(const OpCall& call) {
-  return call.shape.kind == "matmul" &&
-         (call.weight == "output.weight" || call.weight == "token_embd.weight");
 }
 
 CheckingBackend::CheckingBackend(Backend& device)

@@ -47,7 +47,4 @@ class CheckingBackend final : public InterceptingBackend {
   std::map<OpShape, OpCheck> results_;
 };
 
-// True for the LM head's matrix product (the tied embedding included).
-bool is_lm_head(const OpCall& call);
-
 }  // namespace kz

@@ -10,7 +10,7 @@ namespace kz {
 
 std::unique_ptr<Backend> make_backend(std::string_view name, int n_threads) {
   if (name == "ref") return std::make_unique<RefBackend>();
-  if (name == "cpu") return std::make_unique<CpuBackend>(n_threads);
+  if (name == "cpu" || name == "none") return std::make_unique<CpuBackend>(n_threads);
   if (auto index = opencl_device_index(name)) return make_opencl_backend(*index);
   if (name.rfind("faulty:", 0) == 0) {
     OpFilter faults = OpFilter::parse(name.substr(7));

@@ -1,6 +1,10 @@
 #include "backend/op_filter.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -116,14 +120,37 @@ OpFilter OpFilter::parse(std::string_view text) {
 }
 
 OpFilter OpFilter::from_arg(const std::string& list_or_file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(list_or_file, ec)) return parse(list_or_file);
   std::ifstream file(list_or_file);
-  if (!file) return parse(list_or_file);
   std::stringstream text;
   text << file.rdbuf();
+  if (!file) fail(list_or_file, ": cannot read the op filter");
   try {
     return parse(text.str());
   } catch (const Error& e) {
     fail(list_or_file, ": ", e.what());
+  }
+}
+
+void OpFilter::save(const std::string& path, const std::string& header) const {
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    std::istringstream lines(header);
+    for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
+    for (const OpFilterEntry& e : entries_) out << e.to_string() << "\n";
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      fail(path, ": cannot write the op filter");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail(path, ": cannot write the op filter (", ec.message(), ")");
   }
 }
 

@@ -35,6 +35,9 @@ class OpFilter {
   static OpFilter parse(std::string_view text);
   // `list_or_file`: the path of an existing file holding a filter, else a list as above.
   static OpFilter from_arg(const std::string& list_or_file);
+  // Writes one entry a line after `header` (each line a comment), through a temporary file
+  // renamed into place; throws kz::Error naming the file if it cannot.
+  void save(const std::string& path, const std::string& header) const;
 
   bool matches(const OpShape& shape) const;
   bool empty() const { return entries_.empty(); }

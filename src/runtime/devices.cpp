@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "backend/factory.h"
 #include "backend/split_backend.h"
@@ -32,31 +31,17 @@ std::string resolved_cache_dir(const std::string& dir) {
   fail("op filter auto: no cache directory (set KAZEIA_CACHE_DIR or give a cache directory)");
 }
 
-// Writes the filter with a header saying what it was measured on; returns false if it could not.
-bool save_filter(const std::string& path, const OpFilter& filter, const Backend& device,
-                 const Model& model) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << "# kazeia op filter (auto): ops that failed the oracle\n"
-        << "# device: " << device.device_key() << "\n"
-        << "# model: " << model.file().path() << " (" << model.info().arch << ")\n";
-    for (const OpFilterEntry& e : filter.entries()) out << e.to_string() << "\n";
-    if (!out) return false;
-  }
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
-
 }  // namespace
 
 std::string auto_filter_path(const std::string& cache_dir, const Backend& device,
-                             const Model& model) {
+                             const Model& model, DType k_type, DType v_type) {
+  // What the oracle's verdict depends on besides the model: the device and its driver or
+  // kernels, the oracle itself (tolerances, prompt), and the cache types it ran with.
+  const std::string key = device.device_key() + "|oracle " + std::to_string(kOracleVersion) +
+                          "|k " + std::string(dtype_name(k_type)) + "|v " +
+                          std::string(dtype_name(v_type));
   char name[64];
-  std::snprintf(name, sizeof name, "opfilter-%016llx-%016llx.txt",
-                (unsigned long long)fnv1a(device.device_key()),
+  std::snprintf(name, sizeof name, "opfilter-%016llx-%016llx.txt", (unsigned long long)fnv1a(key),
                 (unsigned long long)model.fingerprint());
   return resolved_cache_dir(cache_dir) + "/" + name;
 }
@@ -76,8 +61,9 @@ Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
   if (text.empty()) {
     slot->source = "none";
   } else if (text == "auto") {
-    const std::string path = auto_filter_path(o.cache_dir, device, model);
-    if (std::filesystem::exists(path)) {
+    const std::string path = auto_filter_path(o.cache_dir, device, model, o.k_type, o.v_type);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
       slot->filter = OpFilter::from_arg(path);
       slot->source = "auto (cached: " + path + ")";
     } else {
@@ -85,9 +71,14 @@ Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
       oracle.k_type = o.k_type;
       oracle.v_type = o.v_type;
       slot->filter = run_oracle(model, device, oracle).failing_filter();
-      slot->source = save_filter(path, slot->filter, device, model)
-                         ? "auto (oracle run, saved to " + path + ")"
-                         : "auto (oracle run, could not save to " + path + ")";
+      slot->source = "auto (oracle run, saved to " + path + ")";
+      try {
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+        slot->filter.save(path, "kazeia op filter (auto): ops that failed the oracle\ndevice: " +
+                                    device.device_key() + "\nmodel: " + model.file().path());
+      } catch (const Error& e) {
+        slot->source = "auto (oracle run, not saved: " + std::string(e.what()) + ")";
+      }
     }
   } else {
     slot->filter = OpFilter::from_arg(text);

@@ -16,7 +16,7 @@
 namespace kz {
 
 struct DeviceOptions {
-  std::string device = "cpu";  // cpu, ref or faulty:ENTRIES (backend/factory.h); none = cpu
+  std::string device = "cpu";  // backend/factory.h: cpu (or none), ref, opencl[:N], faulty:...
   // Split execution: batches of at least prefill_min_tokens tokens on prefill_device, the rest
   // (decode, short prompts) on decode_device; empty: `device`.
   std::string prefill_device, decode_device;
@@ -65,9 +65,9 @@ class Devices {
   int64_t prefill_min_tokens_ = 0;
 };
 
-// The cache file of `auto` filters for this device and model under `cache_dir` (resolved as in
-// DeviceOptions).
+// The cache file of `auto` filters for this device, model and cache types under `cache_dir`
+// (resolved as in DeviceOptions).
 std::string auto_filter_path(const std::string& cache_dir, const Backend& device,
-                             const Model& model);
+                             const Model& model, DType k_type, DType v_type);
 
 }  // namespace kz

@@ -21,9 +21,12 @@ constexpr double kRoundingDrift = 2.0;
 constexpr double kOwnError = 4.0;
 
 void check_options(const OracleOptions& o) {
-  if (o.prompt_tokens < 2)
-    fail("oracle: the prompt needs at least 2 tokens, got ", o.prompt_tokens);
-  if (o.decode_steps < 0) fail("oracle: invalid number of decode steps ", o.decode_steps);
+  constexpr int kMaxTokens = 1 << 20;
+  if (o.prompt_tokens < 2 || o.prompt_tokens > kMaxTokens)
+    fail("oracle: the prompt needs at least 2 tokens (and at most ", kMaxTokens, "), got ",
+         o.prompt_tokens);
+  if (o.decode_steps < 0 || o.decode_steps > kMaxTokens)
+    fail("oracle: invalid number of decode steps ", o.decode_steps);
 }
 
 int32_t argmax(const std::vector<float>& logits) {
@@ -58,24 +61,35 @@ class RoundedRefBackend final : public RefBackend {
 struct RecordedOp {
   OpShape shape;
   int64_t layer;
-  std::vector<float> output;
+  std::vector<float> output;  // kept by a recording run
+  OpError error;              // a comparing run's distance from the recorded output
 };
 
-// Runs another backend and keeps each op's output.
+// Runs another backend and keeps each op's output, or, given a recorded run, only each op's
+// distance from it (so that bisect holds one run's activations, not three).
 class Recorder final : public InterceptingBackend {
  public:
-  explicit Recorder(Backend& inner) : InterceptingBackend({&inner}), inner_(inner) {}
+  Recorder(Backend& inner, const std::vector<RecordedOp>* recorded = nullptr)
+      : InterceptingBackend({&inner}), inner_(inner), recorded_(recorded) {}
   std::string_view name() const override { return inner_.name(); }
-  std::vector<RecordedOp>& ops() { return ops_; }
+  const std::vector<RecordedOp>& ops() const { return ops_; }
 
  protected:
   void dispatch(OpCall& call) override {
     call.run(inner_);
-    ops_.push_back({call.shape, layer(), region_floats(call.written[0])});
+    std::vector<float> out = region_floats(call.written[0]);
+    if (!recorded_) return ops_.push_back({call.shape, layer(), std::move(out), {}});
+    const size_t i = ops_.size();
+    if (i >= recorded_->size() || (*recorded_)[i].shape != call.shape ||
+        (*recorded_)[i].output.size() != out.size())
+      fail("bisect: op #", i, " (", call.shape.to_string(), ") on ", inner_.name(),
+           " is not the op ref ran there; the two runs cannot be compared");
+    ops_.push_back({call.shape, layer(), {}, op_error(out, (*recorded_)[i].output)});
   }
 
  private:
   Backend& inner_;
+  const std::vector<RecordedOp>* recorded_;
   std::vector<RecordedOp> ops_;
 };
 
@@ -114,18 +128,18 @@ BisectReport bisect(const Model& model, Backend& device, const OracleOptions& o)
   const std::vector<int32_t> prompt = oracle_prompt(model, o.prompt_tokens, o.seed);
   RefBackend ref;
   RoundedRefBackend rounded;
-  Recorder on_ref(ref), on_rounded(rounded), on_device(device);
+  Recorder on_ref(ref);
   const std::vector<int32_t> continuation = run_tokens(model, on_ref, o, prompt, {});
+  Recorder on_rounded(rounded, &on_ref.ops()), on_device(device, &on_ref.ops());
   run_tokens(model, on_rounded, o, prompt, continuation);
   run_tokens(model, on_device, o, prompt, continuation);
 
   BisectReport report;
-  const std::vector<RecordedOp>& want = on_ref.ops();
   double drift = 0;
-  for (size_t i = 0; i < want.size() && i < on_device.ops().size(); ++i) {
+  for (size_t i = 0; i < on_device.ops().size(); ++i) {
     const RecordedOp& got = on_device.ops()[i];
-    drift = std::max(drift, op_error(on_rounded.ops()[i].output, want[i].output).rel_rms);
-    BisectStep step{int64_t(i), got.layer, got.shape, op_error(got.output, want[i].output),
+    drift = std::max(drift, on_rounded.ops()[i].error.rel_rms);
+    BisectStep step{int64_t(i), got.layer, got.shape, got.error,
                     kOwnError * op_tolerance(got.shape).rel_rms + kRoundingDrift * drift};
     report.ops = int64_t(i) + 1;
     report.worst_rel_rms = std::max(report.worst_rel_rms, step.error.rel_rms);

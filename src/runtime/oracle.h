@@ -14,6 +14,10 @@
 
 namespace kz {
 
+// Part of the key of `auto` filter caches: bump it when the tolerances, the prompt or the op
+// shapes change, so that no verdict of an older oracle is reused.
+constexpr int kOracleVersion = 1;
+
 struct OracleOptions {
   int prompt_tokens = 16;  // one prompt batch of this many tokens (at least 2)...
   int decode_steps = 2;    // ...then this many single tokens (greedy on the device's logits)

@@ -264,13 +264,18 @@ TEST(Cli, OracleFlagsAFaultyOpAndWritesItsFilter) {
   EXPECT_NE(bisect.out.find("first divergence: op #"), std::string::npos) << bisect.out;
   EXPECT_NE(bisect.out.find(": ssm_conv@prompt:channels="), std::string::npos) << bisect.out;
 
-  // The written filter, given back to run: the broken op goes to the CPU, and run says so.
-  const CliResult run = kazeia("run -m " + kTiny35 + " -t 2 -p hello -n 4 --temp 0 " +
-                               "--device faulty:ssm_conv@prompt --op-filter " + filter);
+  // The written filter, given back to run: the broken op goes to the CPU, and run says so. The
+  // same broken device without the filter writes something else.
+  const std::string args = " -t 2 -p \"In the beginning was the word\" -n 8 --temp 0";
+  const CliResult run =
+      kazeia("run -m " + kTiny35 + args + " --device faulty:ssm_conv@prompt --op-filter " + filter);
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.err.find("op filter ssm_conv@prompt:channels="), std::string::npos) << run.err;
-  const CliResult plain = kazeia("run -m " + kTiny35 + " -t 2 -p hello -n 4 --temp 0");
+  const CliResult plain = kazeia("run -m " + kTiny35 + args);
   EXPECT_EQ(run.out, plain.out);
+  const CliResult broken_run =
+      kazeia("run -m " + kTiny35 + args + " --device faulty:ssm_conv@prompt");
+  EXPECT_NE(broken_run.out, plain.out);
 }
 
 TEST(Cli, OpFilterAndDeviceErrors) {
@@ -279,9 +284,10 @@ TEST(Cli, OpFilterAndDeviceErrors) {
   expect_error(kazeia("run -m " + kTiny35 + " -p hi --device gpu"), "unknown device 'gpu'");
   expect_error(kazeia("oracle -m " + kTiny35 + " --device faulty:"), "names no op");
   expect_error(kazeia("oracle -m " + kTiny35 + " -p 1"), "at least 2 tokens");
-  const CliResult env = kazeia("bench -m " + kTiny35 + " -p 0 -n 1 -r 1 --op-filter silu");
-  EXPECT_EQ(env.code, 0) << env.err;
-  EXPECT_NE(env.out.find("op filter: silu"), std::string::npos) << env.out;
+  const CliResult bench = kazeia("bench -m " + kTiny35 + " -p 0 -n 1 -r 1 --op-filter silu");
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("op filter: silu"), std::string::npos) << bench.out;
+  expect_error(kazeia("bench -m " + kTiny35 + " --configs A,B"), "--configs B runs --device");
 }
 
 }  // namespace
