@@ -61,24 +61,24 @@ cl_mem ScratchBuffers::get(int slot, uint64_t bytes) {
   return e.buffer.get();
 }
 
-OpCall::~OpCall() {
+KernelCall::~KernelCall() {
   // After an error the kernels may still use the host bytes: wait before releasing them.
   if (!finished_) device_.cl().clFinish(device_.queue());
 }
 
-cl_mem OpCall::in(const void* host, uint64_t bytes) {
+cl_mem KernelCall::in(const void* host, uint64_t bytes) {
   return wrap(const_cast<void*>(host), bytes, true, false);
 }
-cl_mem OpCall::inout(void* host, uint64_t bytes) {
+cl_mem KernelCall::inout(void* host, uint64_t bytes) {
   return wrap(host, bytes, true, true);
 }
-cl_mem OpCall::out(void* host, uint64_t bytes) {
+cl_mem KernelCall::out(void* host, uint64_t bytes) {
   return wrap(host, bytes, false, true);
 }
 
 // The same host range twice (an in-place op: x is also y) is one buffer: two buffers over one
 // host range are undefined in OpenCL.
-cl_mem OpCall::wrap(void* host, uint64_t bytes, bool read, bool written) {
+cl_mem KernelCall::wrap(void* host, uint64_t bytes, bool read, bool written) {
   for (Wrapped& w : wrapped_) {
     if (w.host == host && w.bytes == bytes) {
       w.written = w.written || written;
@@ -96,7 +96,7 @@ cl_mem OpCall::wrap(void* host, uint64_t bytes, bool read, bool written) {
   return wrapped_.back().buffer.get();
 }
 
-void OpCall::finish() {
+void KernelCall::finish() {
   const ClApi& cl = device_.cl();
   cl_command_queue q = device_.queue();
   if (zero_copy_) {

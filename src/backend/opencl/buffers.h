@@ -1,5 +1,5 @@
 // Host memory seen by the device. The backend interface passes host pointers, so each op wraps
-// its inputs and outputs for the call (OpCall), while weights are wrapped or uploaded once
+// its inputs and outputs for the call (KernelCall), while weights are wrapped or uploaded once
 // (WeightCache). With host-unified memory (Adreno, PoCL) buffers use the host bytes in place
 // (CL_MEM_USE_HOST_PTR, zero copy); otherwise they are copied, and the bytes counted.
 #pragma once
@@ -62,13 +62,13 @@ class ScratchBuffers {
 
 // The host buffers of one op call. finish() waits for the device and makes the outputs visible
 // on the host (one synchronisation); the destructor releases the buffers.
-class OpCall {
+class KernelCall {
  public:
-  OpCall(Device& device, bool zero_copy, TransferCounters& counters)
+  KernelCall(Device& device, bool zero_copy, TransferCounters& counters)
       : device_(device), zero_copy_(zero_copy), counters_(counters) {}
-  ~OpCall();
-  OpCall(const OpCall&) = delete;
-  OpCall& operator=(const OpCall&) = delete;
+  ~KernelCall();
+  KernelCall(const KernelCall&) = delete;
+  KernelCall& operator=(const KernelCall&) = delete;
 
   cl_mem in(const void* host, uint64_t bytes);
   cl_mem inout(void* host, uint64_t bytes);  // read and written by the kernels

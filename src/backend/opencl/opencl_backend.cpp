@@ -10,7 +10,7 @@
 
 namespace kz {
 
-using opencl::OpCall;
+using opencl::KernelCall;
 using opencl::Range;
 
 namespace {
@@ -86,7 +86,7 @@ const opencl::DeviceInfo& OpenclBackend::device() const {
 void OpenclBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) {
   check_matrix("matmul", w);
   if (n_tok == 0 || w.rows == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem wm = weights_->get(w.data, w.rows * w.row_bytes);
   cl_mem xm = call.in(x, n_tok * w.cols * kF32);
   cl_mem ym = call.out(y, n_tok * w.rows * kF32);
@@ -114,7 +114,7 @@ void OpenclBackend::get_rows(const Matrix& w, std::span<const int32_t> ids, floa
   for (int32_t id : ids)
     if (id < 0 || id >= w.rows)
       fail("opencl: get_rows: row ", id, " out of range for '", w.name, "' (", w.rows, " rows)");
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem wm = weights_->get(w.data, w.rows * w.row_bytes);
   cl_mem idm = call.in(ids.data(), ids.size_bytes());
   cl_mem ym = call.out(y, ids.size() * w.cols * kF32);
@@ -126,7 +126,7 @@ void OpenclBackend::get_rows(const Matrix& w, std::span<const int32_t> ids, floa
 void OpenclBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
                              float* y) {
   if (n == 0 || rows == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem wm = w ? weights_->get(w, n * kF32) : nullptr;
   cl_mem xm = call.in(x, n * rows * kF32);
   cl_mem ym = call.out(y, n * rows * kF32);
@@ -138,7 +138,7 @@ void OpenclBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t 
 void OpenclBackend::gated_rms_norm(const float* x, const float* z, const float* w, int64_t n,
                                    int64_t rows, float eps, float* y) {
   if (n == 0 || rows == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem wm = weights_->get(w, n * kF32);
   cl_mem xm = call.in(x, n * rows * kF32);
   cl_mem zm = call.in(z, n * rows * kF32);
@@ -152,7 +152,7 @@ void OpenclBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim,
                               const int32_t* pos, float freq_base) {
   const int half = n_rot / 2;
   if (n_tok == 0 || half == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem xm = call.inout(x, n_tok * n_head * head_dim * kF32);
   cl_mem pm = call.in(pos, n_tok * sizeof(int32_t));
   cl_mem cs = scratch_->get(kRopeAngles, n_tok * half * 2 * kF32);
@@ -166,7 +166,7 @@ void OpenclBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim,
 
 void OpenclBackend::swiglu(const float* gate, const float* up, int64_t n, float* y) {
   if (n == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem gm = call.in(gate, n * kF32);
   cl_mem um = call.in(up, n * kF32);
   cl_mem ym = call.out(y, n * kF32);
@@ -176,7 +176,7 @@ void OpenclBackend::swiglu(const float* gate, const float* up, int64_t n, float*
 
 void OpenclBackend::silu(float* x, int64_t n) {
   if (n == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem xm = call.inout(x, n * kF32);
   device_->launch("silu", Range{size_t(n)}, Range{0}, xm, uint64_t(n));
   call.finish();
@@ -184,7 +184,7 @@ void OpenclBackend::silu(float* x, int64_t n) {
 
 void OpenclBackend::add(float* x, const float* y, int64_t n) {
   if (n == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem xm = call.inout(x, n * kF32);
   cl_mem ym = call.in(y, n * kF32);
   device_->launch("add", Range{size_t(n)}, Range{0}, xm, ym, uint64_t(n));
@@ -193,7 +193,7 @@ void OpenclBackend::add(float* x, const float* y, int64_t n) {
 
 void OpenclBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   if (n == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem xm = call.inout(x, n * kF32);
   cl_mem gm = call.in(gate, n * kF32);
   device_->launch("mul_sigmoid", Range{size_t(n)}, Range{0}, xm, gm, uint64_t(n));
@@ -205,7 +205,7 @@ void OpenclBackend::store_cache(DType type, void* cache, const KvCacheView& kv, 
   cache_type_code(type);
   if (type == DType::Q8_0 && kv.head_dim % 32 != 0)
     fail("opencl: kv_store: a q8_0 cache needs a head size multiple of 32, not ", kv.head_dim);
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   const uint64_t head_bytes = row_bytes(type, kv.head_dim);
   cl_mem sm = call.in(src, n_tok * kv.n_kv_head * kv.head_dim * kF32);
   cl_mem cm = call.inout(cache, kv.n_kv_head * kv.n_ctx * head_bytes);
@@ -230,7 +230,7 @@ void OpenclBackend::attention(const float* q, const KvCacheView& kv, int64_t pos
     fail("opencl: attention: head size ", kv.head_dim, " is not a multiple of 16 up to ",
          kMaxHeadDim);
   const int32_t k_code = cache_type_code(kv.k_type), v_code = cache_type_code(kv.v_type);
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   const uint64_t q_bytes = n_tok * n_head * kv.head_dim * kF32;
   cl_mem qm = call.in(q, q_bytes);
   cl_mem km = call.in(kv.k, kv.n_kv_head * kv.n_ctx * kv.k_head_bytes());
@@ -248,7 +248,7 @@ void OpenclBackend::ssm_conv(const float* x, int64_t n_tok, int64_t channels, in
   if (d_conv - 1 > kMaxConvState)
     fail("opencl: ssm_conv: ", d_conv, " taps exceed the kernel's ", kMaxConvState + 1);
   if (channels == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem wm = weights_->get(w, channels * d_conv * kF32);
   cl_mem xm = call.in(x, n_tok * channels * kF32);
   cl_mem sm = call.inout(state, channels * (d_conv - 1) * kF32);
@@ -262,7 +262,7 @@ void OpenclBackend::delta_net_gates(const float* alpha, const float* b, const fl
                                     const float* a, int64_t n_tok, int n_v, float* g, float* beta) {
   const int64_t n = n_tok * n_v;
   if (n == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   cl_mem dm = weights_->get(dt_bias, n_v * kF32);
   cl_mem am = weights_->get(a, n_v * kF32);
   cl_mem alm = call.in(alpha, n * kF32);
@@ -281,7 +281,7 @@ void OpenclBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, co
     fail("opencl: gated_delta_rule: key head size ", dims.d_k, " exceeds the kernel's ",
          kMaxKeyDim);
   if (n_tok == 0) return;
-  OpCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*device_, zero_copy_, counters_);
   const int64_t conv_dim = dims.conv_dim(), key_dim = dims.key_dim();
   cl_mem qkvm = call.in(qkv, n_tok * conv_dim * kF32);
   cl_mem gm = call.in(g, n_tok * dims.n_v * kF32);
