@@ -1,5 +1,6 @@
 #include "backend/opencl/opencl_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -22,6 +23,19 @@ constexpr int64_t kGemmMinTokens = 4;
 constexpr int kMaxHeadDim = 256;
 constexpr int kMaxConvState = 16;
 constexpr int kMaxKeyDim = 256;
+// Work-items per group for the kernels that keep kilobytes in private memory (attention, the
+// delta rule): a CPU driver such as PoCL runs a group's work-items as a loop over their private
+// arrays on one thread's stack, and the group size it picks for itself (a whole prompt's worth,
+// e.g. 16 heads x 256 tokens of 2 KiB each) overflowed the 8 MiB stack on the 4B shape.
+constexpr size_t kMaxPrivateGroup = 16;
+
+// A group size of up to kMaxPrivateGroup that divides n (OpenCL 1.2 has no partial groups).
+size_t small_group(size_t n) {
+  for (size_t g = std::min(n, kMaxPrivateGroup); g > 1; --g)
+    if (n % g == 0) return g;
+  return 1;
+}
+
 // Scratch slots (device-only temporaries).
 enum Slot { kRopeAngles, kNormalizedQk };
 
@@ -236,10 +250,10 @@ void OpenclBackend::attention(const float* q, const KvCacheView& kv, int64_t pos
   cl_mem km = call.in(kv.k, kv.n_kv_head * kv.n_ctx * kv.k_head_bytes());
   cl_mem vm = call.in(kv.v, kv.n_kv_head * kv.n_ctx * kv.v_head_bytes());
   cl_mem om = call.out(out, q_bytes);
-  device_->launch("attention", Range{size_t(n_head), size_t(n_tok)}, Range{0}, qm, km, vm, k_code,
-                  v_code, kv.k_head_bytes(), kv.v_head_bytes(), int64_t(kv.n_ctx),
-                  int32_t(kv.n_kv_head), int32_t(kv.head_dim), int64_t(pos0), int32_t(n_head),
-                  scale, om);
+  device_->launch("attention", Range{size_t(n_head), size_t(n_tok)},
+                  Range{small_group(size_t(n_head)), 1}, qm, km, vm, k_code, v_code,
+                  kv.k_head_bytes(), kv.v_head_bytes(), int64_t(kv.n_ctx), int32_t(kv.n_kv_head),
+                  int32_t(kv.head_dim), int64_t(pos0), int32_t(n_head), scale, om);
   call.finish();
 }
 
@@ -293,9 +307,11 @@ void OpenclBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, co
   device_->launch("l2_norm_qk", Range{size_t(qk_rows)}, Range{0}, qkvm, conv_dim, int32_t(dims.n_k),
                   int32_t(dims.d_k), eps, qk_rows, qk);
   const float scale = 1.0f / std::sqrt(float(dims.d_k));  // as the reference
-  device_->launch("gated_delta_rule", Range{size_t(dims.d_v + 15) / 16, size_t(dims.n_v)}, Range{0},
-                  qk, qkvm, conv_dim, gm, bm, int32_t(n_tok), int32_t(dims.n_k), int32_t(dims.d_k),
-                  int32_t(dims.n_v), int32_t(dims.d_v), scale, sm, om);
+  const size_t row_groups = size_t(dims.d_v + 15) / 16;
+  device_->launch("gated_delta_rule", Range{row_groups, size_t(dims.n_v)},
+                  Range{small_group(row_groups), 1}, qk, qkvm, conv_dim, gm, bm, int32_t(n_tok),
+                  int32_t(dims.n_k), int32_t(dims.d_k), int32_t(dims.n_v), int32_t(dims.d_v), scale,
+                  sm, om);
   call.finish();
 }
 
