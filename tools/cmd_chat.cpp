@@ -40,6 +40,9 @@ int cmd_chat(int argc, char** argv) {
   sp.n_threads = engine_flags.resolved_threads();
   sp.backend = engine_flags.backend;
   sp.op_filter = engine_flags.op_filter;
+  sp.prefill_device = engine_flags.prefill_device;
+  sp.decode_device = engine_flags.decode_device;
+  sp.prefill_min_tokens = engine_flags.prefill_threshold;
   Session session(engine, sp);
 
   std::vector<ChatMessage> history;

@@ -49,7 +49,7 @@ void CpuBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y
   const MatmulKernel& k = table_->matmul[static_cast<uint32_t>(w.type)];
   if (!k.gemv) fail("matmul: no kernel for weight type ", dtype_name(w.type), " (", w.name, ")");
   const PackedMatmul& p = k.packed;
-  if (p.rows && w.derived && w.rows % p.rows == 0)
+  if (repack_ && p.rows && w.derived && w.rows % p.rows == 0)
     return run_matmul(packed_weights(w, p), w, p.quantize, w.cols / kQK * p.act_block_bytes, p.gemv,
                       p.gemm, x, n_tok, y);
   run_matmul(w.data, w, k.quantize, row_bytes(k.act_type, w.cols), k.gemv, k.gemm, x, n_tok, y);

@@ -19,6 +19,10 @@ class CpuBackend : public RefBackend {
   // `table` (default: kernel_table(), chosen from the CPU's features) must outlive the backend;
   // tests pass tables built for fewer features to exercise every ISA's path.
   explicit CpuBackend(int n_threads, const KernelTable* table = nullptr);
+  // Whether matrix products may repack weights into the kernels' layouts (Matrix::derived). Off
+  // when an accelerator reads the same weights in file order: then one copy serves both, at the
+  // cost of the row-major kernels (docs/benchmarks.md).
+  void set_repack(bool repack) { repack_ = repack; }
   std::string_view name() const override { return "cpu"; }
   std::string device_key() const override { return "cpu/" + table_->isa; }
   int n_threads() const { return pool_.size(); }
@@ -69,6 +73,7 @@ class CpuBackend : public RefBackend {
                                 float* out);
 
   const KernelTable* table_;
+  bool repack_ = true;
   ThreadPool pool_;
   std::vector<uint8_t> act_;  // activations in the dot-product format; grows, never shrinks
   std::vector<std::vector<float>> head_scratch_;  // per thread: one head's chunked-rule inputs

@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "backend/cpu_backend.h"
 #include "backend/factory.h"
+#include "backend/opencl/opencl_backend.h"
 #include "backend/split_backend.h"
 #include "base/error.h"
 #include "runtime/oracle.h"
@@ -103,9 +105,14 @@ Devices::Devices(const Model& model, const DeviceOptions& o)
     : prefill_min_tokens_(o.prefill_min_tokens) {
   if (o.prefill_min_tokens < 1)
     fail("invalid prefill threshold ", o.prefill_min_tokens, " (expected at least 1 token)");
-  cpu_ = make_backend("cpu", o.n_threads);
   const std::string prefill = device_name(o.prefill_device, o.device);
   const std::string decode = device_name(o.decode_device, o.device);
+  auto cpu = std::make_unique<CpuBackend>(o.n_threads);
+  // An accelerator reads the weights in file order, in place where it shares host memory; the
+  // CPU repacking them too would hold a second copy (the file's pages, faulted in again by each
+  // prefill, beside the repacked rows), so with one the CPU reads the file's rows as well.
+  if (opencl_device_index(prefill) || opencl_device_index(decode)) cpu->set_repack(false);
+  cpu_ = std::move(cpu);
   auto active = [this](Slot& s) -> Backend& {
     if (s.filtered) return *s.filtered;
     return s.device ? *s.device : *cpu_;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/cpu_backend.h"
 #include "backend/factory.h"
 #include "opencl_device.h"
 #include "runtime/devices.h"
@@ -75,6 +76,42 @@ TEST_P(OpenclSplit, PrefillOnOpenclDecodeOnCpuChoosesAsCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Models, OpenclSplit, ::testing::ValuesIn(kModels),
                          [](const auto& info) { return testing::test_name(info.param); });
+
+}  // namespace
+}  // namespace kz
+
+namespace kz {
+namespace {
+
+// With an accelerator reading the weights in place, the CPU keeps them in file order instead of
+// repacking a second copy: the split's decode steps are those of the row-major kernels, bit for
+// bit, not those of the packed ones.
+TEST(OpenclSplitMemory, TheCpuDoesNotRepackBesideTheAccelerator) {
+  std::unique_ptr<OpenclBackend> cl;
+  testing::open_opencl(cl);
+  if (!cl) return;
+  auto model = Model::load(testing::model_path("qwen35-small-q4_0"));
+  const auto cases =
+      testing::load_reference(testing::fixtures_dir() + "/models/qwen35-small-q4_0.ref.json");
+  const testing::ReferenceCase& rc = cases[0];
+  DeviceOptions o;
+  o.prefill_device = "opencl:" + std::to_string(testing::opencl_device_index());
+  o.decode_device = "cpu";
+  o.prefill_min_tokens = 8;
+  o.n_threads = 2;
+  Devices split(*model, o);
+  const auto got = testing::teacher_forced_logits(*model, rc.prompt, rc.continuation,
+                                                  split.backend(), split.backend(), DType::F16);
+  CpuBackend file_order(2), packed(2);
+  file_order.set_repack(false);
+  auto by_hand = [&](Backend& decode) {
+    auto fresh = Model::load(testing::model_path("qwen35-small-q4_0"));  // no derived weights yet
+    return testing::teacher_forced_logits(*fresh, rc.prompt, rc.continuation, *cl, decode,
+                                          DType::F16);
+  };
+  EXPECT_EQ(got, by_hand(file_order));
+  EXPECT_NE(got, by_hand(packed));
+}
 
 }  // namespace
 }  // namespace kz
