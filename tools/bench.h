@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "api/engine.h"
+
 namespace kz::cli {
 
 struct Stat {
@@ -53,9 +55,9 @@ struct ChatReplayResult {
 
 // Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with
 // short generated answers), once with prefix reuse and once recomputing every turn.
+// `sp` chooses the devices and threads; its context size is set here.
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
-                             int n_threads, const std::string& backend,
-                             const std::string& op_filter);
+                             SessionParams sp);
 
 // kazeia bench --configs: A = CPU only, B = `device` for everything (with the op filter),
 // C = prefill on `device`, decode on the CPU; each in a child process (its own peak RSS), with

@@ -20,13 +20,8 @@ std::string user_message(const Tokenizer& tok, int turn, int n_tokens) {
 }  // namespace
 
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
-                             int n_threads, const std::string& backend,
-                             const std::string& op_filter) {
+                             SessionParams sp) {
   auto engine = Engine::load(model_path);
-  SessionParams sp;
-  sp.n_threads = n_threads;
-  sp.backend = backend;
-  sp.op_filter = op_filter;
   sp.n_ctx = int64_t(turns) * (tokens_per_turn + 64) + 256;
   Session reuse(engine, sp), recompute(engine, sp);
   GenerateParams gp;

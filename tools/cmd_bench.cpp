@@ -296,7 +296,7 @@ int cmd_bench(int argc, char** argv) {
   if (chat_turns > 0) {
     for (const auto& path : models) {
       const ChatReplayResult c =
-          replay_chat(path, chat_turns, chat_tokens, threads, engine.backend, engine.op_filter);
+          replay_chat(path, chat_turns, chat_tokens, engine.session_params());
       std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns,
                   chat_tokens);
       std::printf(

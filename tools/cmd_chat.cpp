@@ -33,16 +33,8 @@ int cmd_chat(int argc, char** argv) {
 
   auto engine = Engine::load(engine_flags.model);
   engine_flags.check_cache_types(engine->model());
-  SessionParams sp;
+  SessionParams sp = engine_flags.session_params();
   sp.n_ctx = engine_flags.ctx > 0 ? engine_flags.ctx : 4096;
-  sp.k_type = engine_flags.cache_type_k;
-  sp.v_type = engine_flags.cache_type_v;
-  sp.n_threads = engine_flags.resolved_threads();
-  sp.backend = engine_flags.backend;
-  sp.op_filter = engine_flags.op_filter;
-  sp.prefill_device = engine_flags.prefill_device;
-  sp.decode_device = engine_flags.decode_device;
-  sp.prefill_min_tokens = engine_flags.prefill_threshold;
   Session session(engine, sp);
 
   std::vector<ChatMessage> history;

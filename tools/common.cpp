@@ -69,6 +69,19 @@ std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
   return std::make_unique<Devices>(model, o);
 }
 
+SessionParams EngineFlags::session_params() const {
+  SessionParams sp;
+  sp.n_threads = resolved_threads();
+  sp.k_type = cache_type_k;
+  sp.v_type = cache_type_v;
+  sp.backend = backend;
+  sp.op_filter = op_filter;
+  sp.prefill_device = prefill_device;
+  sp.decode_device = decode_device;
+  sp.prefill_min_tokens = prefill_threshold;
+  return sp;
+}
+
 SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {
   check_cache_types(model);
   return model.new_state(n_ctx, k_type(), v_type());

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "api/engine.h"
 #include "args.h"
 #include "backend/backend.h"
 #include "model/state.h"
@@ -39,6 +40,8 @@ struct EngineFlags {
   // The device and op filter these flags choose, for this model (an `auto` filter may run the
   // oracle once).
   std::unique_ptr<Devices> open_devices(const Model& model) const;
+  // Session parameters with these flags' devices, filter, threads and cache types.
+  SessionParams session_params() const;
 };
 
 // Subcommand entry points: argv excludes the program and subcommand names; return the exit code.
