@@ -24,6 +24,10 @@ void EngineFlags::declare(ArgParser& p) {
         "shortest batch that runs on the prefill device (default " +
             std::to_string(prefill_threshold) + ")",
         &prefill_threshold);
+  p.add("--repack", "auto|on|off",
+        "CPU weight repacking (x86): auto = off beside an OpenCL device, so that one copy of the "
+        "weights serves both (slower CPU kernels), else on",
+        &repack);
   p.add("--op-filter", "LIST|FILE|auto",
         "ops to run on the CPU instead of the device, e.g. ssm_conv@prompt:channels=1024 (see "
         "kazeia oracle); auto: the oracle's failing ops, cached per device and model; default "
@@ -62,6 +66,7 @@ std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
   o.prefill_device = prefill_device;
   o.decode_device = decode_device;
   o.prefill_min_tokens = prefill_threshold;
+  o.repack = repack;
   o.op_filter = op_filter;
   o.n_threads = resolved_threads();
   o.k_type = k_type();
@@ -79,6 +84,7 @@ SessionParams EngineFlags::session_params() const {
   sp.prefill_device = prefill_device;
   sp.decode_device = decode_device;
   sp.prefill_min_tokens = prefill_threshold;
+  sp.repack = repack;
   return sp;
 }
 

@@ -24,6 +24,7 @@ struct EngineFlags {
   std::string op_filter;                      // empty: $KAZEIA_OPFILTER, else none
   std::string prefill_device, decode_device;  // empty: --device
   int64_t prefill_threshold = DeviceOptions{}.prefill_min_tokens;
+  std::string repack = "auto";
   int threads = 0;  // 0: all hardware threads
   int64_t ctx = 0;  // 0: min(context_length, 4096)
   std::string cache_type_k = "f16", cache_type_v = "f16";

@@ -35,6 +35,9 @@ struct SessionParams {
   // prefill_device, decode and shorter batches on decode_device; empty: `backend`.
   std::string prefill_device, decode_device;
   int64_t prefill_min_tokens = 32;
+  // CPU weight repacking: "auto" (off beside an OpenCL device, so one copy of the weights
+  // serves both), "on" or "off" (runtime/devices.h).
+  std::string repack = "auto";
   // Prefix reuse: recurrent-state checkpoints at message boundaries and every N tokens
   // (0 = only at boundaries), within a memory budget (oldest dropped first).
   int64_t checkpoint_interval = 256;

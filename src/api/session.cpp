@@ -30,6 +30,7 @@ DeviceOptions device_options(const SessionParams& p) {
   o.prefill_device = p.prefill_device;
   o.decode_device = p.decode_device;
   o.prefill_min_tokens = p.prefill_min_tokens;
+  o.repack = p.repack;
   o.op_filter = p.op_filter;
   o.cache_dir = p.cache_dir;
   o.n_threads = resolve_threads(p.n_threads);

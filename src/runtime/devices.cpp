@@ -107,11 +107,11 @@ Devices::Devices(const Model& model, const DeviceOptions& o)
     fail("invalid prefill threshold ", o.prefill_min_tokens, " (expected at least 1 token)");
   const std::string prefill = device_name(o.prefill_device, o.device);
   const std::string decode = device_name(o.decode_device, o.device);
+  if (o.repack != "auto" && o.repack != "on" && o.repack != "off")
+    fail("invalid weight repacking '", o.repack, "' (expected auto, on or off)");
+  const bool accelerator = opencl_device_index(prefill) || opencl_device_index(decode);
   auto cpu = std::make_unique<CpuBackend>(o.n_threads);
-  // An accelerator reads the weights in file order, in place where it shares host memory; the
-  // CPU repacking them too would hold a second copy (the file's pages, faulted in again by each
-  // prefill, beside the repacked rows), so with one the CPU reads the file's rows as well.
-  if (opencl_device_index(prefill) || opencl_device_index(decode)) cpu->set_repack(false);
+  cpu->set_repack(o.repack == "on" || (o.repack == "auto" && !accelerator));
   cpu_ = std::move(cpu);
   auto active = [this](Slot& s) -> Backend& {
     if (s.filtered) return *s.filtered;

@@ -27,6 +27,12 @@ struct DeviceOptions {
   // $HOME/.cache/kazeia.
   std::string cache_dir;
   DType k_type = DType::F16, v_type = DType::F16;  // the caches the auto oracle runs with
+  // Whether the CPU repacks weights for its kernels (x86's packed layouts; ARM reads the file's
+  // rows anyway): "on", "off", or "auto": on unless an OpenCL device is in use. An accelerator
+  // reads the weights in file order, in place where it shares host memory, and beside it the
+  // repacked rows are a second copy (every prefill faults the file's pages back in), so `auto`
+  // keeps one copy at the cost of x86's row-major kernels (docs/benchmarks.md).
+  std::string repack = "auto";
 };
 
 class Devices {

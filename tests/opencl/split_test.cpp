@@ -83,10 +83,10 @@ INSTANTIATE_TEST_SUITE_P(Models, OpenclSplit, ::testing::ValuesIn(kModels),
 namespace kz {
 namespace {
 
-// With an accelerator reading the weights in place, the CPU keeps them in file order instead of
-// repacking a second copy: the split's decode steps are those of the row-major kernels, bit for
-// bit, not those of the packed ones.
-TEST(OpenclSplitMemory, TheCpuDoesNotRepackBesideTheAccelerator) {
+// Beside an OpenCL device the CPU keeps the weights in file order by default instead of repacking
+// a second copy: the split's decode steps are those of the row-major kernels, bit for bit, not
+// those of the packed ones, which `repack on` asks for.
+TEST(OpenclSplitMemory, OneCopyOfTheWeightsOnRequest) {
   std::unique_ptr<OpenclBackend> cl;
   testing::open_opencl(cl);
   if (!cl) return;
@@ -99,9 +99,14 @@ TEST(OpenclSplitMemory, TheCpuDoesNotRepackBesideTheAccelerator) {
   o.decode_device = "cpu";
   o.prefill_min_tokens = 8;
   o.n_threads = 2;
-  Devices split(*model, o);
+  Devices split(*model, o);  // repack auto
   const auto got = testing::teacher_forced_logits(*model, rc.prompt, rc.continuation,
                                                   split.backend(), split.backend(), DType::F16);
+  o.repack = "on";
+  Devices split_packed(*model, o);
+  const auto got_packed =
+      testing::teacher_forced_logits(*model, rc.prompt, rc.continuation, split_packed.backend(),
+                                     split_packed.backend(), DType::F16);
   CpuBackend file_order(2), packed(2);
   file_order.set_repack(false);
   auto by_hand = [&](Backend& decode) {
@@ -111,6 +116,7 @@ TEST(OpenclSplitMemory, TheCpuDoesNotRepackBesideTheAccelerator) {
   };
   EXPECT_EQ(got, by_hand(file_order));
   EXPECT_NE(got, by_hand(packed));
+  EXPECT_EQ(got_packed, by_hand(packed));
 }
 
 }  // namespace
