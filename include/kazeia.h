@@ -95,6 +95,8 @@ typedef struct kz_session_params {
   const char* prefill_device;       /* split execution: prompt batches of at least            */
   const char* decode_device;        /*   prefill_min_tokens tokens on prefill_device, the rest */
   int64_t prefill_min_tokens;       /*   on decode_device; NULL: backend                       */
+  const char* repack;               /* CPU weight repacking: "auto" (off beside an OpenCL       */
+                                    /*   device: one copy of the weights), "on", "off"; NULL: auto */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);

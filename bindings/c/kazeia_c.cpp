@@ -138,6 +138,7 @@ kz::SessionParams to_cpp(const kz_session_params* p) {
   if (KZ_HAS(p, prefill_device) && p->prefill_device) out.prefill_device = p->prefill_device;
   if (KZ_HAS(p, decode_device) && p->decode_device) out.decode_device = p->decode_device;
   if (KZ_HAS(p, prefill_min_tokens)) out.prefill_min_tokens = p->prefill_min_tokens;
+  if (KZ_HAS(p, repack) && p->repack) out.repack = p->repack;
   return out;
 }
 
@@ -315,6 +316,7 @@ kz_session_params kz_session_params_default(void) {
   p.prefill_device = nullptr;
   p.decode_device = nullptr;
   p.prefill_min_tokens = d.prefill_min_tokens;
+  p.repack = nullptr;
   return p;
 }
 

@@ -266,7 +266,8 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_engineFree(JNIEnv*, jclass, jlong e
 JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     JNIEnv* env, jclass, jlong engine, jlong n_ctx, jint n_threads, jstring k_type, jstring v_type,
     jstring backend, jlong checkpoint_interval, jlong checkpoint_budget_bytes, jstring op_filter,
-    jstring cache_dir, jstring prefill_device, jstring decode_device, jlong prefill_min_tokens) {
+    jstring cache_dir, jstring prefill_device, jstring decode_device, jlong prefill_min_tokens,
+    jstring repack) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
     const auto v = to_utf8_or_null(env, v_type);
@@ -275,6 +276,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     const auto cache = to_utf8_or_null(env, cache_dir);
     const auto prefill = to_utf8_or_null(env, prefill_device);
     const auto decode = to_utf8_or_null(env, decode_device);
+    const auto repack_mode = to_utf8_or_null(env, repack);
     kz_session_params p = kz_session_params_default();
     p.n_ctx = n_ctx;
     p.n_threads = n_threads;
@@ -288,6 +290,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     p.prefill_device = c_str_or_null(prefill);
     p.decode_device = c_str_or_null(decode);
     p.prefill_min_tokens = prefill_min_tokens;
+    p.repack = c_str_or_null(repack_mode);
     kz_session* session = nullptr;
     char* error = nullptr;
     if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;

@@ -227,6 +227,11 @@ static void test_op_filter(kz_engine* engine) {
   status = kz_session_new(engine, &sp, &c, &error);
   expect_error("bad op filter", status, KZ_ERR_ENGINE, error, "swiglu@promt");
   CHECK(c == NULL);
+  sp.op_filter = NULL;
+  sp.repack = "sometimes";
+  status = kz_session_new(engine, &sp, &c, &error);
+  expect_error("bad repack", status, KZ_ERR_ENGINE, error, "sometimes");
+  CHECK(c == NULL);
 }
 
 typedef struct {

@@ -257,6 +257,8 @@ public final class KazeiaTest {
           () -> engine.newSession(new SessionParams().backend("quantum")).close());
       expectError("bad op filter entry", "swiglu@promt",
           () -> engine.newSession(new SessionParams().opFilter("swiglu@promt")).close());
+      expectError("bad repack", "sometimes",
+          () -> engine.newSession(new SessionParams().repack("sometimes")).close());
       // A device with a broken op answers wrongly; with that op filtered to the CPU, as the CPU.
       try (Session healthy = engine.newSession(new SessionParams().nThreads(2));
           Session broken = engine.newSession(

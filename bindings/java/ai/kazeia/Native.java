@@ -39,7 +39,8 @@ final class Native {
 
   static native long sessionNew(long engine, long nCtx, int nThreads, String kType, String vType,
       String backend, long checkpointInterval, long checkpointBudgetBytes, String opFilter,
-      String cacheDir, String prefillDevice, String decodeDevice, long prefillMinTokens);
+      String cacheDir, String prefillDevice, String decodeDevice, long prefillMinTokens,
+      String repack);
 
   static native void sessionFree(long session);
 

@@ -26,6 +26,11 @@ public final class SessionParams {
   public String prefillDevice = null;
   public String decodeDevice = null;
   public long prefillMinTokens = (long) Native.DEFAULTS[Native.PREFILL_MIN_TOKENS];
+  /**
+   * CPU weight repacking: "auto" (off beside an OpenCL device, so one copy of the weights serves
+   * both), "on" or "off"; null: auto.
+   */
+  public String repack = null;
   /** Recurrent-state checkpoint every N tokens (0: only at message boundaries). */
   public long checkpointInterval = (long) Native.DEFAULTS[Native.CHECKPOINT_INTERVAL];
   public long checkpointBudgetBytes = (long) Native.DEFAULTS[Native.CHECKPOINT_BUDGET_BYTES];
@@ -67,6 +72,11 @@ public final class SessionParams {
 
   public SessionParams prefillMinTokens(long value) {
     prefillMinTokens = value;
+    return this;
+  }
+
+  public SessionParams repack(String value) {
+    repack = value;
     return this;
   }
 }
