@@ -28,6 +28,9 @@ class Backend {
   // `layer` (-1: embedding or output head).
   virtual void begin_batch(int64_t n_tok) {}
   virtual void at_layer(int64_t layer) {}
+  // The backend that runs a batch of n_tok tokens: this one, or for a split the device chosen
+  // for that batch, which the model then calls directly (no decorator between it and the ops).
+  virtual Backend& for_batch(int64_t n_tok) { return *this; }
 
   // Host-device traffic since the last reset, for bench --profile: how often the host waited for
   // a device, and the bytes copied between them. Zero for backends that compute on the host.

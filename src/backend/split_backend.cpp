@@ -14,7 +14,7 @@ std::string SplitBackend::device_key() const {
 }
 
 void SplitBackend::begin_batch(int64_t n_tok) {
-  current_ = n_tok >= min_prefill_tokens_ ? &prefill_ : &decode_;
+  current_ = &for_batch(n_tok);
   InterceptingBackend::begin_batch(n_tok);
 }
 

@@ -14,7 +14,13 @@ class SplitBackend final : public InterceptingBackend {
   SplitBackend(Backend& prefill, Backend& decode, int64_t min_prefill_tokens);
   std::string_view name() const override { return "split"; }
   std::string device_key() const override;
+  // When an op is called through this decorator anyway (under a profiler), the batch's device.
   void begin_batch(int64_t n_tok) override;
+  // The device itself, so that a model's ops reach it without passing through this decorator
+  // (an OpCall per op cost 5-10 % of decode; docs/benchmarks.md, "The split's own cost").
+  Backend& for_batch(int64_t n_tok) override {
+    return n_tok >= min_prefill_tokens_ ? prefill_ : decode_;
+  }
 
  protected:
   void dispatch(OpCall& call) override { call.run(*current_); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "model/qwen3.h"
 #include "model/qwen35.h"
 
@@ -10,16 +11,10 @@ namespace kz {
 
 namespace {
 
-uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 uint64_t fingerprint_of(const gguf::File& f) {
   const auto bytes = f.bytes();
-  uint64_t h =
-      fnv1a(0xcbf29ce484222325ull, bytes.data(), std::min<uint64_t>(f.data_offset(), bytes.size()));
-  for (const auto& t : f.tensors()) h = fnv1a(h, t.data, std::min<uint64_t>(t.nbytes, 64));
+  uint64_t h = fnv1a(bytes.data(), std::min<uint64_t>(f.data_offset(), bytes.size()));
+  for (const auto& t : f.tensors()) h = fnv1a(t.data, std::min<uint64_t>(t.nbytes, 64), h);
   return h;
 }
 
@@ -50,8 +45,9 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
     const bool last = i + n == tokens.size();
     float* out = all_logits ? logits.data() + i * info_.n_vocab : logits.data();
     // Only the batch holding the last token produces logits unless all are wanted.
-    backend.begin_batch(int64_t(n));
-    forward(backend, state, scratch, tokens.subspan(i, n), all_logits,
+    Backend& be = backend.for_batch(int64_t(n));
+    be.begin_batch(int64_t(n));
+    forward(be, state, scratch, tokens.subspan(i, n), all_logits,
             (all_logits || last) ? out : nullptr);
     state.n_past += n;
   }

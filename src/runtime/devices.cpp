@@ -9,16 +9,11 @@
 #include "backend/opencl/opencl_backend.h"
 #include "backend/split_backend.h"
 #include "base/error.h"
+#include "base/hash.h"
 #include "runtime/oracle.h"
 
 namespace kz {
 namespace {
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -43,7 +38,8 @@ std::string auto_filter_path(const std::string& cache_dir, const Backend& device
                           "|k " + std::string(dtype_name(k_type)) + "|v " +
                           std::string(dtype_name(v_type));
   char name[64];
-  std::snprintf(name, sizeof name, "opfilter-%016llx-%016llx.txt", (unsigned long long)fnv1a(key),
+  std::snprintf(name, sizeof name, "opfilter-%016llx-%016llx.txt",
+                (unsigned long long)fnv1a(key.data(), key.size()),
                 (unsigned long long)model.fingerprint());
   return resolved_cache_dir(cache_dir) + "/" + name;
 }
@@ -85,7 +81,8 @@ Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
   } else {
     slot->filter = OpFilter::from_arg(text);
   }
-  if (!slot->filter.empty())
+  // On the CPU itself the filter would route every op to where it already runs.
+  if (!slot->filter.empty() && slot->device)
     slot->filtered = std::make_unique<FilteredBackend>(device, *cpu_, slot->filter);
   slots_.push_back(std::move(slot));
   return *slots_.back();

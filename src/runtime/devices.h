@@ -47,7 +47,8 @@ class Devices {
   // "KAZEIA_OPFILTER", "auto (cached: FILE)", "auto (oracle run, saved to FILE)".
   const OpFilter& filter() const { return slots_[0]->filter; }
   const std::string& filter_source() const { return slots_[0]->source; }
-  // The prefill device's filtering backend; null when no filter is in force.
+  // The prefill device's filtering backend; null when no filter is in force or the device is
+  // the CPU (where a filter changes nothing).
   FilteredBackend* filtered() { return slots_[0]->filtered.get(); }
   // One line for logs and benchmarks: "device cpu/avx2, op filter none".
   std::string describe() const;
