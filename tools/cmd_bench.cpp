@@ -69,17 +69,16 @@ std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
   return t;
 }
 
-// Where the ops ran (with an op filter in force) and the host-device traffic per token.
-void print_traffic(const FilteredBackend* f, const Backend& be, int64_t tokens) {
+// Where the ops of the last timed run ran (with an op filter in force) and its host-device
+// traffic per token.
+void print_traffic(const FilteredBackend* f, const Row& row) {
   if (f) {
     const FilteredBackend::Counts& c = f->counts();
     std::printf("  op filter %s: %lld ops on the device, %lld on the cpu\n",
                 f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops);
   }
-  const Backend::Traffic t = be.traffic();
-  std::printf("  host-device traffic: %lld syncs (%.2f per token), %.0f bytes copied per token\n",
-              (long long)t.syncs, double(t.syncs) / double(tokens),
-              double(t.bytes_copied) / double(tokens));
+  std::printf("  host-device traffic: %.2f syncs per token, %.0f bytes copied per token\n",
+              row.syncs_per_token, row.bytes_per_token);
 }
 
 void print_profile(const char* phase, const OpTimes& t) {
@@ -157,12 +156,9 @@ int cmd_bench(int argc, char** argv) {
     auto devices = engine.open_devices(*model);
     std::fprintf(stderr, "bench: %s: %s\n", path.c_str(), devices->describe().c_str());
     Backend& inner = devices->backend();
+    // The profile comes from one more run after the timed ones: the profiler waits for each op
+    // (to time it), which would change both the speed and the synchronisations measured.
     ProfilingBackend profiled(inner);
-    Backend& be = profile ? static_cast<Backend&>(profiled) : inner;
-    auto reset_counts = [&] {
-      profiled.times().clear();
-      inner.reset_traffic();
-    };
     Row base;
     base.model = path.substr(path.find_last_of('/') + 1);
     base.type = dominant_type(model->file());
@@ -193,15 +189,11 @@ int cmd_bench(int argc, char** argv) {
         std::vector<double> speed, ttft;
         for (int r = 0; r < reps + 1; ++r) {  // the first run warms up
           start_at_depth();
-          reset_counts();
+          inner.reset_traffic();
           Timer t;
-          model->eval(be, st, scratch, prompt, false, logits);
+          model->eval(inner, st, scratch, prompt, false, logits);
           const double s = t.seconds();
           if (r > 0) speed.push_back(n_prompt / s), ttft.push_back(s * 1e3);
-        }
-        if (profile) {
-          print_profile(("prefill " + base.model + at).c_str(), profiled.times());
-          print_traffic(devices->filtered(), inner, n_prompt);
         }
         Row row = base;
         row.test = "pp" + std::to_string(n_prompt) + at;
@@ -209,6 +201,13 @@ int cmd_bench(int argc, char** argv) {
         row.extra = stat_of(ttft).mean;
         set_traffic(row, inner, n_prompt);
         rows.push_back(row);
+        if (profile) {
+          print_traffic(devices->filtered(), row);
+          start_at_depth();
+          profiled.times().clear();
+          model->eval(profiled, st, scratch, prompt, false, logits);
+          print_profile(("prefill " + base.model + at).c_str(), profiled.times());
+        }
       }
       if (n_gen > 0) {
         // The roofline of each run is measured just before it, so that the ratio follows the
@@ -219,10 +218,10 @@ int cmd_bench(int argc, char** argv) {
         for (int r = 0; r < reps + 1; ++r) {
           const double bandwidth = probe && r > 0 ? probe->measure(threads) : 0;
           start_at_depth();
-          reset_counts();
+          inner.reset_traffic();
           Timer t;
           for (int i = 0; i < n_gen; ++i)
-            model->eval(be, st, scratch, std::span(&gen[i], 1), false, logits);
+            model->eval(inner, st, scratch, std::span(&gen[i], 1), false, logits);
           if (r == 0) continue;
           speed.push_back(n_gen / t.seconds());
           if (roofline) {
@@ -230,16 +229,20 @@ int cmd_bench(int argc, char** argv) {
             roofline_pct.push_back(100.0 * speed.back() * bytes / bandwidth);
           }
         }
-        if (profile) {
-          print_profile(("decode " + base.model + at).c_str(), profiled.times());
-          print_traffic(devices->filtered(), inner, n_gen);
-        }
         Row row = base;
         row.test = "tg" + std::to_string(n_gen) + at;
         row.tok_s = stat_of(speed);
         if (roofline) row.extra = median_of(roofline_pct);
         set_traffic(row, inner, n_gen);
         rows.push_back(row);
+        if (profile) {
+          print_traffic(devices->filtered(), row);
+          start_at_depth();
+          profiled.times().clear();
+          for (int i = 0; i < n_gen; ++i)
+            model->eval(profiled, st, scratch, std::span(&gen[i], 1), false, logits);
+          print_profile(("decode " + base.model + at).c_str(), profiled.times());
+        }
       }
     }
   }

@@ -1,8 +1,10 @@
 // The backend interface: every op the model code runs. `ref` (plain scalar code, the oracle) and
 // `cpu` (fast kernels, activations rounded like the reference) implement it; an accelerator
-// backend would too. All activations are row-major f32 host buffers; shapes are in the comments,
-// fastest-varying dimension last, e.g. x[n_tok][n_embd]. The ops' argument types (weights, K/V
-// cache views, DeltaNet dimensions) are in ops/op_types.h, which the kernels read too.
+// backend would too. All activations are row-major f32 buffers in host memory, which the model
+// allocates as shared memory (base/shared_memory.h) that devices keep between ops (sync());
+// shapes are in the comments, fastest-varying dimension last, e.g. x[n_tok][n_embd]. The ops'
+// argument types (weights, K/V cache views, DeltaNet dimensions) are in ops/op_types.h, which the
+// kernels read too.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,13 @@ class Backend {
   virtual Traffic traffic() const { return {}; }
   virtual void reset_traffic() {}
 
+  // A device backend may return from an op on shared memory (base/shared_memory.h: activations,
+  // sequence state) before the op has run; it runs the ops in order. sync() waits until every op
+  // called so far has finished and its results are in host memory: the host reads or writes
+  // shared memory that a device op used only after it. Ops whose outputs lie in other memory
+  // have finished when they return. Host backends finish every op before returning.
+  virtual void sync() {}
+
   // y[t][o] = sum_i W[o][i] * x[t][i]; x[n_tok][w.cols], y[n_tok][w.rows].
   virtual void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) = 0;
   // y[i][w.cols] = row ids[i] of w, dequantized exactly.
@@ -66,6 +75,8 @@ class Backend {
   virtual void add(float* x, const float* y, int64_t n) = 0;
   // x *= sigmoid(gate).
   virtual void mul_sigmoid(float* x, const float* gate, int64_t n) = 0;
+  // Splits each of `rows` rows of 2n values: a[r] = x[r][0, n), b[r] = x[r][n, 2n).
+  virtual void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) = 0;
 
   // Writes k, v ([n_tok][n_kv_head][head_dim]) at cache positions pos0 .. pos0+n_tok-1.
   virtual void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,

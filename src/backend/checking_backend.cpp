@@ -64,13 +64,13 @@ CheckingBackend::CheckingBackend(Backend& device)
 void CheckingBackend::dispatch(OpCall& call) {
   std::vector<std::vector<uint8_t>> before, on_device;
   for (const WrittenRegion& r : call.written) before.push_back(copy_bytes(r));
-  call.run(device_);
+  run_synced(call, device_);
   for (const WrittenRegion& r : call.written) on_device.push_back(copy_bytes(r));
   std::vector<std::vector<float>> got;
   for (const WrittenRegion& r : call.written) got.push_back(region_floats(r));
 
   for (size_t i = 0; i < call.written.size(); ++i) restore(call.written[i], before[i]);
-  call.run(ref_);
+  run_synced(call, ref_);
 
   OpCheck& check = results_[call.shape];
   check.tolerance = op_tolerance(call.shape);

@@ -1,6 +1,6 @@
 // The op filter in force: each op runs on `cpu` when the filter lists it, else on `device`. Where
-// the two differ, every move from a device op to a CPU op is a synchronisation (the host waits
-// for the device's queue before the CPU reads its results); they are counted for bench --profile.
+// the two differ, a CPU op after device ops first waits for the device (Backend::sync), which
+// the device counts in its traffic.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +18,10 @@ class FilteredBackend final : public InterceptingBackend {
   const OpFilter& filter() const { return filter_; }
 
   struct Counts {
-    int64_t device_ops = 0, cpu_ops = 0, syncs = 0;
+    int64_t device_ops = 0, cpu_ops = 0;
   };
   const Counts& counts() const { return counts_; }
-  // The device's traffic plus the syncs the filter adds; a reset clears the counts too.
-  Traffic traffic() const override;
+  // Clears the counts too.
   void reset_traffic() override;
 
  protected:

@@ -22,6 +22,7 @@ const std::vector<OpKind>& op_kinds() {
       {"silu", {"width"}},
       {"add", {"width"}},
       {"mul_sigmoid", {"width"}},
+      {"split_halves", {"n"}},
       {"kv_store", {"kv_heads", "head_dim", "k_type", "v_type"}},
       {"attention", {"heads", "kv_heads", "head_dim", "k_type", "v_type"}},
       {"ssm_conv", {"channels", "taps"}},
@@ -69,6 +70,15 @@ Backend::Traffic InterceptingBackend::traffic() const {
 
 void InterceptingBackend::reset_traffic() {
   for (Backend* b : wrapped_) b->reset_traffic();
+}
+
+void InterceptingBackend::sync() {
+  for (Backend* b : wrapped_) b->sync();
+}
+
+void run_synced(const OpCall& call, Backend& be) {
+  call.run(be);
+  be.sync();
 }
 
 OpCall InterceptingBackend::make_call(std::string_view kind, std::vector<std::string> values,
@@ -154,6 +164,15 @@ void InterceptingBackend::add(float* x, const float* y, int64_t n) {
 void InterceptingBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   OpCall c = make_call("mul_sigmoid", {num(per_token(n))},
                        [=](Backend& b) { b.mul_sigmoid(x, gate, n); }, {f32(x, n)});
+  dispatch(c);
+}
+
+void InterceptingBackend::split_halves(const float* x, int64_t rows, int64_t n, float* a,
+                                       float* b) {
+  OpCall c =
+      make_call("split_halves", {num(n)}, [=](Backend& b_) { b_.split_halves(x, rows, n, a, b); },
+                {f32(a, rows * n), f32(b, rows * n)});
+  c.output_rows = rows;
   dispatch(c);
 }
 

@@ -60,6 +60,10 @@ struct OpCall {
 // The region's elements as f32 (F16 and Q8_0 dequantized).
 std::vector<float> region_floats(const WrittenRegion& r);
 
+// Runs the call on `be` and waits for its results to be in host memory (Backend::sync), for
+// decorators that read what an op wrote.
+void run_synced(const OpCall& call, Backend& be);
+
 // A backend that turns every op into an OpCall and hands it to dispatch(); the decorators derive
 // from it. It tracks the batch size and layer from the model's hints and passes the hints on to
 // the backends it wraps.
@@ -70,6 +74,8 @@ class InterceptingBackend : public Backend {
   // The wrapped backends' traffic, summed.
   Traffic traffic() const override;
   void reset_traffic() override;
+  // Syncs the wrapped backends.
+  void sync() override;
 
   void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) final;
   void get_rows(const Matrix& w, std::span<const int32_t> ids, float* y) final;
@@ -80,6 +86,7 @@ class InterceptingBackend : public Backend {
   void silu(float* x, int64_t n) final;
   void add(float* x, const float* y, int64_t n) final;
   void mul_sigmoid(float* x, const float* gate, int64_t n) final;
+  void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) final;
   void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
                 const float* v) final;
   void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,

@@ -49,6 +49,7 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
     be.begin_batch(int64_t(n));
     forward(be, state, scratch, tokens.subspan(i, n), all_logits,
             (all_logits || last) ? out : nullptr);
+    be.sync();  // the end of a batch: the state is the host's again, for whichever device is next
     state.n_past += n;
   }
 }

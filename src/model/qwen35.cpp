@@ -197,12 +197,7 @@ void Qwen35::attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
   float* v = s.get(kSlotV, T * KD);
   be.matmul(L.attn.wq, a, T, qg);
   // Per head the projection holds D query values then D gate values (spec §7.1).
-  for (int64_t t = 0; t < T; ++t)
-    for (int h = 0; h < H; ++h)
-      for (int i = 0; i < D; ++i) {
-        q[(t * H + h) * D + i] = qg[(t * H + h) * 2 * D + i];
-        gate[(t * H + h) * D + i] = qg[(t * H + h) * 2 * D + D + i];
-      }
+  be.split_halves(qg, T * H, D, q, gate);
   be.matmul(L.attn.wk, a, T, k);
   be.matmul(L.attn.wv, a, T, v);
   const KvCacheView kv = kv_view(st, L.state_index, hp_.n_head_kv, hp_.head_dim);

@@ -1,10 +1,13 @@
 // Reusable activation buffers for the forward pass, one per named slot. A buffer grows when a
-// larger batch needs it and is then reused, so a decode step allocates nothing.
+// larger batch needs it and is then reused, so a decode step allocates nothing. The buffers are
+// shared memory (base/shared_memory.h), so a device backend keeps them on the device between ops.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "base/shared_memory.h"
 
 namespace kz {
 
@@ -24,7 +27,7 @@ class Scratch {
   }
 
  private:
-  std::vector<std::vector<float>> buffers_;
+  std::vector<SharedVector<float>> buffers_;
   std::vector<int32_t> positions_;
 };
 

@@ -1,12 +1,15 @@
 // The state of one sequence: what a model must keep between calls to continue it. Attention
 // layers keep K/V per position; recurrent (Gated DeltaNet) layers keep a fixed-size conv window
-// and delta-rule state. Sized exactly at creation; never reallocated while in use.
+// and delta-rule state. Sized exactly at creation; never reallocated while in use. It lives in
+// shared memory (base/shared_memory.h), which every backend reaches: handing a sequence from the
+// prefill device to the decode device copies nothing.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "base/shared_memory.h"
 #include "quant/types.h"
 
 namespace kz {
@@ -14,12 +17,12 @@ namespace kz {
 struct AttentionCache {
   // [n_kv_head][n_ctx][head_dim] of the cache type (KvCacheView, ops/op_types.h); a Q8_0 row
   // is head_dim / 32 blocks.
-  std::vector<uint8_t> k, v;
+  SharedVector<uint8_t> k, v;
 };
 
 struct RecurrentState {
-  std::vector<float> conv;  // [conv_dim][d_conv - 1], oldest input first
-  std::vector<float> ssm;   // [n_v][d_v][d_k]
+  SharedVector<float> conv;  // [conv_dim][d_conv - 1], oldest input first
+  SharedVector<float> ssm;   // [n_v][d_v][d_k]
 };
 
 struct SequenceState {

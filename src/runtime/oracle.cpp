@@ -76,7 +76,7 @@ class Recorder final : public InterceptingBackend {
 
  protected:
   void dispatch(OpCall& call) override {
-    call.run(inner_);
+    run_synced(call, inner_);
     std::vector<float> out = region_floats(call.written[0]);
     if (!recorded_) return ops_.push_back({call.shape, layer(), std::move(out), {}});
     const size_t i = ops_.size();

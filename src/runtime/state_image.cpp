@@ -54,7 +54,7 @@ class Reader {
 // The first n_past positions of each KV head of one cache ([n_kv_head][n_ctx][row]), in head
 // order: f(offset, bytes) for each head's run.
 template <class F>
-void for_each_head_run(const std::vector<uint8_t>& cache, const SequenceState& st, int64_t n_past,
+void for_each_head_run(const SharedVector<uint8_t>& cache, const SequenceState& st, int64_t n_past,
                        F f) {
   if (st.n_ctx == 0 || st.n_kv_head == 0) return;
   const uint64_t head_stride = cache.size() / st.n_kv_head;

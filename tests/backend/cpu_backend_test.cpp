@@ -17,6 +17,7 @@
 #include "base/half.h"
 #include "kernels/ref/vec_dot.h"
 #include "quant/quant.h"
+#include "testing/delta_rule_case.h"
 #include "testing/metrics.h"
 
 namespace kz {
@@ -260,24 +261,14 @@ TEST_P(CpuVsRef, GatedDeltaRule) {
                              {{2, 32, 4, 32}, 70},
                              {{2, 64, 4, 64}, 9}}) {
     SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
-    const auto qkv = random(n_tok * dims.conv_dim(), 31);
-    std::vector<float> g(n_tok * dims.n_v), beta(n_tok * dims.n_v);
-    const auto ga = random(g.size(), 32), gb = random(g.size(), 33);
-    for (size_t i = 0; i < g.size(); ++i) {
-      g[i] = -std::log1p(std::exp(ga[i]));  // log decay < 0
-      beta[i] = 1.0f / (1.0f + std::exp(-gb[i]));
-    }
-    auto s_got = random(dims.state_floats(), 34, 0.1f), s_want = s_got;
-    std::vector<float> got(n_tok * dims.value_dim()), want(got.size());
-    cpu_->gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
-                           got.data());
-    ref_.gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_want.data(),
-                          want.data());
+    const testing::DeltaRuleCase c = testing::random_delta_rule_case(dims, n_tok);
+    const testing::DeltaRuleResult got = testing::run_delta_rule(*cpu_, c);
+    const testing::DeltaRuleResult want = testing::run_delta_rule(ref_, c);
     // The chunked form (prefill) differs from the recurrence by its own rounding (its tests in
     // delta_net_test.cpp bound it at 1e-4); decode uses reordered sums only.
     const double tol = n_tok > 1 ? 1e-4 : kReorderedSumTol;
-    EXPECT_CLOSE(got, want, tol);
-    EXPECT_CLOSE(s_got, s_want, tol);
+    EXPECT_CLOSE(got.out, want.out, tol);
+    EXPECT_CLOSE(got.state, want.state, tol);
   }
 }
 

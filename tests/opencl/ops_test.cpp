@@ -12,18 +12,11 @@
 #include <tuple>
 #include <vector>
 
-#include "backend/ref_backend.h"
-#include "opencl_device.h"
-#include "quant/quant.h"
+#include "opencl_op_test.h"
+#include "testing/delta_rule_case.h"
 #include "testing/metrics.h"
 
 namespace kz {
-namespace opencl {
-void PrintTo(MemoryMode mode, std::ostream* os) {
-  *os << (mode == MemoryMode::kAuto ? "auto" : "copy");
-}
-}  // namespace opencl
-
 namespace {
 
 // Tolerances, as relative RMS over the output.
@@ -41,15 +34,10 @@ constexpr double kAttentionTol = 2e-5;
 // bounds, carried through the state over up to 70 tokens.
 constexpr double kDeltaRuleTol = 1e-5;
 
-std::vector<float> random(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
+using testing::random;
+using testing::random_matrix;
 using testing::rel_rms;
+using testing::Weights;
 
 std::string describe(const std::vector<float>& got, const std::vector<float>& want) {
   size_t worst = 0;
@@ -62,27 +50,7 @@ std::string describe(const std::vector<float>& got, const std::vector<float>& wa
 
 #define EXPECT_CLOSE(got, want, tol) EXPECT_LE(rel_rms(got, want), tol) << describe(got, want)
 
-class OpenclVsRef : public ::testing::TestWithParam<opencl::MemoryMode> {
- protected:
-  void SetUp() override { testing::open_opencl(cl_, GetParam()); }
-  std::unique_ptr<OpenclBackend> cl_;
-  RefBackend ref_;
-};
-
-struct Weights {
-  std::vector<uint8_t> bytes;
-  Matrix m;
-};
-
-Weights random_matrix(DType t, int64_t cols, int64_t rows) {
-  Weights w;
-  const uint64_t rb = row_bytes(t, cols);
-  w.bytes.resize(rb * rows);
-  for (int64_t r = 0; r < rows; ++r)
-    quantize_row(t, random(cols, uint32_t(r + 1)).data(), w.bytes.data() + r * rb, cols);
-  w.m = Matrix{t, cols, rows, w.bytes.data(), rb, "w", nullptr};
-  return w;
-}
+class OpenclVsRef : public testing::OpenclOpTest {};
 
 constexpr DType kMatrixTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
                                   DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
@@ -213,6 +181,17 @@ TEST_P(OpenclVsRef, Elementwise) {
   }
 }
 
+TEST_P(OpenclVsRef, SplitHalvesIsExact) {
+  for (auto [rows, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {16 * 5, 256}, {512, 128}}) {
+    const auto x = random(rows * 2 * n, 9);
+    std::vector<float> a(rows * n), b(rows * n), want_a(a.size()), want_b(b.size());
+    cl_->split_halves(x.data(), rows, n, a.data(), b.data());
+    ref_.split_halves(x.data(), rows, n, want_a.data(), want_b.data());
+    EXPECT_EQ(a, want_a) << rows << " rows of " << n;
+    EXPECT_EQ(b, want_b) << rows << " rows of " << n;
+  }
+}
+
 // The stored bytes are the reference's for every cache type pair, NaN, infinities and values
 // that round to F16's extremes included.
 TEST_P(OpenclVsRef, KvStoreWritesTheReferenceBytes) {
@@ -299,31 +278,33 @@ TEST_P(OpenclVsRef, DeltaNetGates) {
   }
 }
 
+// Both forms of a prompt (the recurrence, the chunked form; decode is always the recurrence):
+// token counts around the chunk of 32 included. `ref` runs the recurrence; the chunked form
+// differs from it by float rounding only, as kernels/ref/delta_net_chunked.cpp does (within the
+// same bound, tests/kernels/delta_net_test.cpp).
 TEST_P(OpenclVsRef, GatedDeltaRule) {
-  for (auto [dims, n_tok] : {std::pair<DeltaNetDims, int64_t>{{2, 32, 4, 32}, 1},
-                             {{2, 128, 4, 128}, 1},
-                             {{1, 128, 3, 64}, 1},
-                             {{2, 32, 4, 32}, 70},
-                             {{16, 128, 16, 128}, 5},
-                             {{2, 64, 4, 64}, 9},
-                             {{16, 128, 32, 128}, 512}}) {  // the Qwen3.5-4B pp512 shape
-    SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
-    const auto qkv = random(n_tok * dims.conv_dim(), 31);
-    std::vector<float> g(n_tok * dims.n_v), beta(n_tok * dims.n_v);
-    const auto ga = random(g.size(), 32), gb = random(g.size(), 33);
-    for (size_t i = 0; i < g.size(); ++i) {
-      g[i] = -std::log1p(std::exp(ga[i]));  // log decay < 0
-      beta[i] = 1.0f / (1.0f + std::exp(-gb[i]));
+  using opencl::DeltaRuleForm;
+  for (DeltaRuleForm form : {DeltaRuleForm::kRecurrent, DeltaRuleForm::kChunked})
+    for (auto [dims, n_tok] : {std::pair<DeltaNetDims, int64_t>{{2, 32, 4, 32}, 1},
+                               {{2, 128, 4, 128}, 1},
+                               {{1, 128, 3, 64}, 1},
+                               {{2, 32, 4, 32}, 70},
+                               {{16, 128, 16, 128}, 5},
+                               {{2, 64, 4, 64}, 9},
+                               {{1, 16, 2, 24}, 31},
+                               {{1, 16, 2, 24}, 32},
+                               {{1, 16, 2, 24}, 33},
+                               {{2, 128, 4, 128}, 64},
+                               {{16, 128, 32, 128}, 512}}) {  // the Qwen3.5-4B pp512 shape
+      cl_->set_delta_rule_form(form);
+      SCOPED_TRACE(std::string(form == DeltaRuleForm::kChunked ? "chunked" : "recurrent") +
+                   " d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
+      const testing::DeltaRuleCase c = testing::random_delta_rule_case(dims, n_tok);
+      const testing::DeltaRuleResult got = testing::run_delta_rule(*cl_, c);
+      const testing::DeltaRuleResult want = testing::run_delta_rule(ref_, c);
+      EXPECT_CLOSE(got.out, want.out, kDeltaRuleTol);
+      EXPECT_CLOSE(got.state, want.state, kDeltaRuleTol);
     }
-    auto s_got = random(dims.state_floats(), 34, 0.1f), s_want = s_got;
-    std::vector<float> got(n_tok * dims.value_dim()), want(got.size());
-    cl_->gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_got.data(),
-                          got.data());
-    ref_.gated_delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s_want.data(),
-                          want.data());
-    EXPECT_CLOSE(got, want, kDeltaRuleTol);
-    EXPECT_CLOSE(s_got, s_want, kDeltaRuleTol);
-  }
 }
 
 // Weights are wrapped or uploaded once, not per call; each op call is one synchronisation, as
@@ -367,13 +348,9 @@ TEST_P(OpenclVsRef, UnsupportedInputsAreOneLineErrors) {
   EXPECT_THROW(cl_->attention(q.data(), kv, 0, 1, 1, 1.0f, out.data()), Error);
 }
 
-std::string mode_name(const ::testing::TestParamInfo<opencl::MemoryMode>& info) {
-  return info.param == opencl::MemoryMode::kAuto ? "auto" : "copy";
-}
-
 INSTANTIATE_TEST_SUITE_P(Memory, OpenclVsRef,
                          ::testing::Values(opencl::MemoryMode::kAuto, opencl::MemoryMode::kCopy),
-                         mode_name);
+                         testing::memory_mode_name);
 
 }  // namespace
 }  // namespace kz

@@ -1,12 +1,11 @@
-// Host memory seen by the device. The backend interface passes host pointers, so each op wraps
-// its inputs and outputs for the call (KernelCall), while weights are wrapped or uploaded once
-// (WeightCache). With host-unified memory (Adreno, PoCL) buffers use the host bytes in place
-// (CL_MEM_USE_HOST_PTR, zero copy); otherwise they are copied, and the bytes counted.
+// Device buffers: a cl_mem's lifetime, the weights (wrapped or uploaded once, WeightCache) and
+// device-only temporaries. With host-unified memory (Adreno, PoCL) buffers use the host bytes in
+// place (CL_MEM_USE_HOST_PTR, zero copy); otherwise they are copied, and the bytes counted.
+// Activations and state are queue.h's.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
-#include <vector>
 
 #include "backend/opencl/device.h"
 #include "backend/opencl/opencl_backend.h"
@@ -27,6 +26,12 @@ class Buffer {
   const ClApi* cl_ = nullptr;
   cl_mem mem_ = nullptr;
 };
+
+// A new buffer (host: for CL_MEM_USE_HOST_PTR, else null); throws naming the call on failure.
+Buffer create_buffer(Device& device, cl_mem_flags flags, uint64_t bytes, void* host);
+// Enqueues a copy of host bytes into mem, without waiting: host must stay unchanged until it runs.
+void upload(Device& device, cl_mem mem, const void* host, uint64_t bytes,
+            TransferCounters& counters);
 
 struct SizedBuffer {
   Buffer buffer;
@@ -58,37 +63,6 @@ class ScratchBuffers {
  private:
   Device& device_;
   std::unordered_map<int, SizedBuffer> slots_;
-};
-
-// The host buffers of one op call. finish() waits for the device and makes the outputs visible
-// on the host (one synchronisation); the destructor releases the buffers.
-class KernelCall {
- public:
-  KernelCall(Device& device, bool zero_copy, TransferCounters& counters)
-      : device_(device), zero_copy_(zero_copy), counters_(counters) {}
-  ~KernelCall();
-  KernelCall(const KernelCall&) = delete;
-  KernelCall& operator=(const KernelCall&) = delete;
-
-  cl_mem in(const void* host, uint64_t bytes);
-  cl_mem inout(void* host, uint64_t bytes);  // read and written by the kernels
-  cl_mem out(void* host, uint64_t bytes);    // every byte written by the kernels
-  void finish();
-
- private:
-  cl_mem wrap(void* host, uint64_t bytes, bool read, bool written);
-
-  struct Wrapped {
-    Buffer buffer;
-    void* host;
-    uint64_t bytes;
-    bool written;
-  };
-  Device& device_;
-  bool zero_copy_;
-  TransferCounters& counters_;
-  std::vector<Wrapped> wrapped_;
-  bool finished_ = false;
 };
 
 }  // namespace kz::opencl

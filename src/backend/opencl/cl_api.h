@@ -31,6 +31,7 @@ namespace kz::opencl {
   X(clReleaseKernel)           \
   X(clSetKernelArg)            \
   X(clCreateBuffer)            \
+  X(clCreateSubBuffer)         \
   X(clReleaseMemObject)        \
   X(clEnqueueNDRangeKernel)    \
   X(clEnqueueReadBuffer)       \

@@ -42,6 +42,7 @@ DeviceInfo describe(const ClApi& cl, cl_device_id d) {
   info.local_mem_bytes = device_value<cl_ulong>(cl, d, CL_DEVICE_LOCAL_MEM_SIZE);
   info.compute_units = device_value<cl_uint>(cl, d, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.host_unified_memory = device_value<cl_bool>(cl, d, CL_DEVICE_HOST_UNIFIED_MEMORY);
+  info.base_align_bytes = device_value<cl_uint>(cl, d, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
   const std::string extensions = device_string(cl, d, CL_DEVICE_EXTENSIONS);
   info.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
   info.max_sub_groups = int(device_value<cl_uint>(cl, d, CL_DEVICE_MAX_NUM_SUB_GROUPS));

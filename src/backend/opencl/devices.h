@@ -15,6 +15,7 @@ struct DeviceInfo {
   uint64_t global_mem_bytes = 0, max_alloc_bytes = 0, local_mem_bytes = 0;
   unsigned compute_units = 0;
   bool host_unified_memory = false;
+  uint64_t base_align_bytes = 0;          // CL_DEVICE_MEM_BASE_ADDR_ALIGN: a sub-buffer's origin
   bool fp16 = false;                      // cl_khr_fp16
   int max_sub_groups = 0;                 // CL_DEVICE_MAX_NUM_SUB_GROUPS (OpenCL 2.1+); 0: unknown
   std::vector<uint64_t> sub_group_sizes;  // cl_intel_required_subgroup_size; empty: unknown

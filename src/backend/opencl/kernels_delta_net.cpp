@@ -137,6 +137,108 @@ __kernel void gated_delta_rule(__global const float* qk, __global const float* q
     for (int r = 0; r < lanes; ++r) rows[r * d_k + i] = lane[r];
   }
 }
+
+// The chunked form (kernels/ref/delta_net_chunked.cpp, spec/qwen35.md §8.7) for GPUs: one
+// work-group per value head walks the prompt in chunks of L <= DN_CHUNK tokens; within a chunk
+// every step is parallel over tokens, pairs of tokens or state elements, and only the triangular
+// solve takes L steps. Each value is computed with the reference chunked kernel's operations in
+// its order. scratch holds U and W of each head ([n_v][DN_CHUNK][d_v + d_k]); state M = S^T is
+// read and written in place ([n_v][d_v][d_k]).
+#define DN_CHUNK 32
+
+float dot_g(__global const float* a, __global const float* b, int n) {
+  float s = 0.0f;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+__kernel void gated_delta_rule_chunked(__global const float* qk, __global const float* qkv,
+                                       long conv_dim, __global const float* g,
+                                       __global const float* beta, int n_tok, int n_k, int d_k,
+                                       int n_v, int d_v, float scale, __global float* state,
+                                       __global float* out, __global float* scratch) {
+  const int h = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+  const int key_dim = n_k * d_k, kh = h % n_k;
+  __global float* m = state + (ulong)h * d_v * d_k;
+  __global float* U = scratch + (ulong)h * DN_CHUNK * (d_v + d_k);
+  __global float* W = U + DN_CHUNK * d_v;
+  __local float G[DN_CHUNK], B[DN_CHUNK];
+  __local float A[DN_CHUNK * DN_CHUNK], T[DN_CHUNK * DN_CHUNK], QK[DN_CHUNK * DN_CHUNK];
+  for (int c0 = 0; c0 < n_tok; c0 += DN_CHUNK) {
+    const int L = min(DN_CHUNK, n_tok - c0);
+#define Q(t) (qk + (ulong)(c0 + (t)) * 2 * key_dim + kh * d_k)
+#define K(t) (Q(t) + key_dim)
+#define V(t) (qkv + (ulong)(c0 + (t)) * conv_dim + 2 * key_dim + h * d_v)
+    if (lid == 0) {
+      float acc = 0.0f;
+      for (int t = 0; t < L; ++t) {
+        acc = (t > 0 ? acc : 0.0f) + g[(c0 + t) * n_v + h];
+        G[t] = acc;
+        B[t] = beta[(c0 + t) * n_v + h];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // A[t][s] (s < t) and the decayed query-key products QK[t][s] (s <= t).
+    for (int p = lid; p < L * L; p += wg) {
+      const int t = p / L, s = p % L;
+      if (s < t) A[t * DN_CHUNK + s] = B[t] * exp(G[t] - G[s]) * dot_g(K(t), K(s), d_k);
+      if (s <= t) QK[t * DN_CHUNK + s] = exp(G[t] - G[s]) * dot_g(Q(t), K(s), d_k);
+      T[t * DN_CHUNK + s] = s == t ? 1.0f : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // (I + A) T = I by forward substitution, a row at a time.
+    for (int t = 1; t < L; ++t) {
+      for (int s = lid; s < t; s += wg) {
+        float sum = 0.0f;
+        for (int r = s; r < t; ++r) sum += A[t * DN_CHUNK + r] * T[r * DN_CHUNK + s];
+        T[t * DN_CHUNK + s] = -sum;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    // U = T diag(beta) V and W = T diag(beta e^G) K.
+    for (int p = lid; p < L * (d_v + d_k); p += wg) {
+      const int t = p / (d_v + d_k), c = p % (d_v + d_k);
+      float acc = 0.0f;
+      for (int s = 0; s <= t; ++s) {
+        const float tb = T[t * DN_CHUNK + s] * B[s];
+        if (c < d_v)
+          acc += tb * V(s)[c];
+        else
+          acc += (tb * exp(G[s])) * K(s)[c - d_v];
+      }
+      if (c < d_v)
+        U[t * d_v + c] = acc;
+      else
+        W[t * d_k + c - d_v] = acc;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    // The deltas: U[t] -= M W[t].
+    for (int p = lid; p < L * d_v; p += wg) {
+      const int t = p / d_v, j = p % d_v;
+      U[t * d_v + j] -= dot_g(m + (ulong)j * d_k, W + t * d_k, d_k);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int p = lid; p < L * d_v; p += wg) {
+      const int t = p / d_v, j = p % d_v;
+      float o = exp(G[t]) * dot_g(m + (ulong)j * d_k, Q(t), d_k);
+      for (int s = 0; s <= t; ++s) o += QK[t * DN_CHUNK + s] * U[s * d_v + j];
+      out[((ulong)(c0 + t) * n_v + h) * d_v + j] = o * scale;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    // M <- e^{G_last} M + sum_t e^{G_last - G_t} delta_t k_t^T.
+    const float g_last = G[L - 1];
+    for (int e = lid; e < d_v * d_k; e += wg) {
+      const int j = e / d_k, i = e % d_k;
+      float v = m[e] * exp(g_last);
+      for (int t = 0; t < L; ++t) v += (exp(g_last - G[t]) * U[t * d_v + j]) * K(t)[i];
+      m[e] = v;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+#undef Q
+#undef K
+#undef V
+  }
+}
 )CLC";
 
 }  // namespace kz::opencl

@@ -72,6 +72,15 @@ __kernel void mul_sigmoid(__global float* x, __global const float* gate, ulong n
   if (i < n) x[i] *= sigmoid_f(gate[i]);
 }
 
+__kernel void split_halves(__global const float* x, int n, __global float* a,
+                           __global float* b) {
+  const int i = get_global_id(0);
+  const ulong r = get_global_id(1);
+  if (i >= n) return;
+  a[r * n + i] = x[r * 2 * n + i];
+  b[r * n + i] = x[r * 2 * n + n + i];
+}
+
 // K/V stores: src[n_tok][n_kv][d] into a head-major cache [n_kv][n_ctx][d] at pos0 + t, with
 // the reference converters' bytes (quant/*.cpp).
 __kernel void kv_store_f32(__global const float* src, __global float* cache, int n_kv, int d,

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "backend/opencl/buffers.h"
 #include "backend/opencl/device.h"
 #include "backend/opencl/kernel_sources.h"
+#include "backend/opencl/queue.h"
 #include "base/error.h"
 
 namespace kz {
@@ -28,6 +30,10 @@ constexpr int kMaxKeyDim = 256;
 // arrays on one thread's stack, and the group size it picks for itself (a whole prompt's worth,
 // e.g. 16 heads x 256 tokens of 2 KiB each) overflowed the 8 MiB stack on the 4B shape.
 constexpr size_t kMaxPrivateGroup = 16;
+// The chunked delta rule: tokens per chunk (DN_CHUNK in kernels_delta_net.cpp) and the work-items
+// of a head's group.
+constexpr int64_t kDeltaRuleChunk = 32;
+constexpr size_t kDeltaRuleGroup = 64;
 
 // A group size of up to kMaxPrivateGroup that divides n (OpenCL 1.2 has no partial groups).
 size_t small_group(size_t n) {
@@ -37,7 +43,7 @@ size_t small_group(size_t n) {
 }
 
 // Scratch slots (device-only temporaries).
-enum Slot { kRopeAngles, kNormalizedQk };
+enum Slot { kRopeAngles, kNormalizedQk, kDeltaRuleChunks };
 
 constexpr uint64_t kF32 = sizeof(float);
 
@@ -70,6 +76,23 @@ OpenclBackend::OpenclBackend(int device_index, opencl::MemoryMode mode)
   zero_copy_ = mode == opencl::MemoryMode::kAuto && device_->info().host_unified_memory;
   weights_ = std::make_unique<opencl::WeightCache>(*device_, zero_copy_, counters_);
   scratch_ = std::make_unique<opencl::ScratchBuffers>(*device_);
+  queue_ = std::make_unique<opencl::Queue>(*device_, zero_copy_, counters_);
+  if (const char* env = std::getenv("KAZEIA_OPENCL_DELTA_RULE"); env && *env) {
+    const std::string form = env;
+    if (form == "recurrent")
+      delta_rule_form_ = opencl::DeltaRuleForm::kRecurrent;
+    else if (form == "chunked")
+      delta_rule_form_ = opencl::DeltaRuleForm::kChunked;
+    else if (form != "auto")
+      fail("invalid KAZEIA_OPENCL_DELTA_RULE '", form, "' (expected auto, recurrent or chunked)");
+  }
+}
+
+opencl::DeltaRuleForm OpenclBackend::delta_rule_form(int64_t n_tok) const {
+  using opencl::DeltaRuleForm;
+  if (n_tok == 1) return DeltaRuleForm::kRecurrent;
+  return delta_rule_form_ == DeltaRuleForm::kChunked ? DeltaRuleForm::kChunked
+                                                     : DeltaRuleForm::kRecurrent;
 }
 
 OpenclBackend::~OpenclBackend() = default;
@@ -89,6 +112,10 @@ void OpenclBackend::reset_traffic() {
   traffic_base_ = counters_;
 }
 
+void OpenclBackend::sync() {
+  queue_->sync();
+}
+
 void OpenclBackend::forget_weights() {
   weights_->clear();
 }
@@ -100,7 +127,7 @@ const opencl::DeviceInfo& OpenclBackend::device() const {
 void OpenclBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) {
   check_matrix("matmul", w);
   if (n_tok == 0 || w.rows == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem wm = weights_->get(w.data, w.rows * w.row_bytes);
   cl_mem xm = call.in(x, n_tok * w.cols * kF32);
   cl_mem ym = call.out(y, n_tok * w.rows * kF32);
@@ -128,7 +155,7 @@ void OpenclBackend::get_rows(const Matrix& w, std::span<const int32_t> ids, floa
   for (int32_t id : ids)
     if (id < 0 || id >= w.rows)
       fail("opencl: get_rows: row ", id, " out of range for '", w.name, "' (", w.rows, " rows)");
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem wm = weights_->get(w.data, w.rows * w.row_bytes);
   cl_mem idm = call.in(ids.data(), ids.size_bytes());
   cl_mem ym = call.out(y, ids.size() * w.cols * kF32);
@@ -140,7 +167,7 @@ void OpenclBackend::get_rows(const Matrix& w, std::span<const int32_t> ids, floa
 void OpenclBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t rows, float eps,
                              float* y) {
   if (n == 0 || rows == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem wm = w ? weights_->get(w, n * kF32) : nullptr;
   cl_mem xm = call.in(x, n * rows * kF32);
   cl_mem ym = call.out(y, n * rows * kF32);
@@ -152,7 +179,7 @@ void OpenclBackend::rms_norm(const float* x, const float* w, int64_t n, int64_t 
 void OpenclBackend::gated_rms_norm(const float* x, const float* z, const float* w, int64_t n,
                                    int64_t rows, float eps, float* y) {
   if (n == 0 || rows == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem wm = weights_->get(w, n * kF32);
   cl_mem xm = call.in(x, n * rows * kF32);
   cl_mem zm = call.in(z, n * rows * kF32);
@@ -166,7 +193,7 @@ void OpenclBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim,
                               const int32_t* pos, float freq_base) {
   const int half = n_rot / 2;
   if (n_tok == 0 || half == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem xm = call.inout(x, n_tok * n_head * head_dim * kF32);
   cl_mem pm = call.in(pos, n_tok * sizeof(int32_t));
   cl_mem cs = scratch_->get(kRopeAngles, n_tok * half * 2 * kF32);
@@ -180,7 +207,7 @@ void OpenclBackend::rope_neox(float* x, int64_t n_tok, int n_head, int head_dim,
 
 void OpenclBackend::swiglu(const float* gate, const float* up, int64_t n, float* y) {
   if (n == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem gm = call.in(gate, n * kF32);
   cl_mem um = call.in(up, n * kF32);
   cl_mem ym = call.out(y, n * kF32);
@@ -190,7 +217,7 @@ void OpenclBackend::swiglu(const float* gate, const float* up, int64_t n, float*
 
 void OpenclBackend::silu(float* x, int64_t n) {
   if (n == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem xm = call.inout(x, n * kF32);
   device_->launch("silu", Range{size_t(n)}, Range{0}, xm, uint64_t(n));
   call.finish();
@@ -198,7 +225,7 @@ void OpenclBackend::silu(float* x, int64_t n) {
 
 void OpenclBackend::add(float* x, const float* y, int64_t n) {
   if (n == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem xm = call.inout(x, n * kF32);
   cl_mem ym = call.in(y, n * kF32);
   device_->launch("add", Range{size_t(n)}, Range{0}, xm, ym, uint64_t(n));
@@ -207,10 +234,20 @@ void OpenclBackend::add(float* x, const float* y, int64_t n) {
 
 void OpenclBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
   if (n == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem xm = call.inout(x, n * kF32);
   cl_mem gm = call.in(gate, n * kF32);
   device_->launch("mul_sigmoid", Range{size_t(n)}, Range{0}, xm, gm, uint64_t(n));
+  call.finish();
+}
+
+void OpenclBackend::split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) {
+  if (rows == 0 || n == 0) return;
+  KernelCall call(*queue_);
+  cl_mem xm = call.in(x, rows * 2 * n * kF32);
+  cl_mem am = call.out(a, rows * n * kF32);
+  cl_mem bm = call.out(b, rows * n * kF32);
+  device_->launch("split_halves", Range{size_t(n), size_t(rows)}, Range{0}, xm, int32_t(n), am, bm);
   call.finish();
 }
 
@@ -219,7 +256,7 @@ void OpenclBackend::store_cache(DType type, void* cache, const KvCacheView& kv, 
   cache_type_code(type);
   if (type == DType::Q8_0 && kv.head_dim % 32 != 0)
     fail("opencl: kv_store: a q8_0 cache needs a head size multiple of 32, not ", kv.head_dim);
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   const uint64_t head_bytes = row_bytes(type, kv.head_dim);
   cl_mem sm = call.in(src, n_tok * kv.n_kv_head * kv.head_dim * kF32);
   cl_mem cm = call.inout(cache, kv.n_kv_head * kv.n_ctx * head_bytes);
@@ -244,7 +281,7 @@ void OpenclBackend::attention(const float* q, const KvCacheView& kv, int64_t pos
     fail("opencl: attention: head size ", kv.head_dim, " is not a multiple of 16 up to ",
          kMaxHeadDim);
   const int32_t k_code = cache_type_code(kv.k_type), v_code = cache_type_code(kv.v_type);
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   const uint64_t q_bytes = n_tok * n_head * kv.head_dim * kF32;
   cl_mem qm = call.in(q, q_bytes);
   cl_mem km = call.in(kv.k, kv.n_kv_head * kv.n_ctx * kv.k_head_bytes());
@@ -262,7 +299,7 @@ void OpenclBackend::ssm_conv(const float* x, int64_t n_tok, int64_t channels, in
   if (d_conv - 1 > kMaxConvState)
     fail("opencl: ssm_conv: ", d_conv, " taps exceed the kernel's ", kMaxConvState + 1);
   if (channels == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem wm = weights_->get(w, channels * d_conv * kF32);
   cl_mem xm = call.in(x, n_tok * channels * kF32);
   cl_mem sm = call.inout(state, channels * (d_conv - 1) * kF32);
@@ -276,7 +313,7 @@ void OpenclBackend::delta_net_gates(const float* alpha, const float* b, const fl
                                     const float* a, int64_t n_tok, int n_v, float* g, float* beta) {
   const int64_t n = n_tok * n_v;
   if (n == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   cl_mem dm = weights_->get(dt_bias, n_v * kF32);
   cl_mem am = weights_->get(a, n_v * kF32);
   cl_mem alm = call.in(alpha, n * kF32);
@@ -295,7 +332,7 @@ void OpenclBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, co
     fail("opencl: gated_delta_rule: key head size ", dims.d_k, " exceeds the kernel's ",
          kMaxKeyDim);
   if (n_tok == 0) return;
-  KernelCall call(*device_, zero_copy_, counters_);
+  KernelCall call(*queue_);
   const int64_t conv_dim = dims.conv_dim(), key_dim = dims.key_dim();
   cl_mem qkvm = call.in(qkv, n_tok * conv_dim * kF32);
   cl_mem gm = call.in(g, n_tok * dims.n_v * kF32);
@@ -307,6 +344,15 @@ void OpenclBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, co
   device_->launch("l2_norm_qk", Range{size_t(qk_rows)}, Range{0}, qkvm, conv_dim, int32_t(dims.n_k),
                   int32_t(dims.d_k), eps, qk_rows, qk);
   const float scale = 1.0f / std::sqrt(float(dims.d_k));  // as the reference
+  if (delta_rule_form(n_tok) == opencl::DeltaRuleForm::kChunked) {
+    cl_mem chunks = scratch_->get(
+        kDeltaRuleChunks, uint64_t(dims.n_v) * kDeltaRuleChunk * (dims.d_v + dims.d_k) * kF32);
+    device_->launch("gated_delta_rule_chunked", Range{size_t(dims.n_v) * kDeltaRuleGroup},
+                    Range{kDeltaRuleGroup}, qk, qkvm, conv_dim, gm, bm, int32_t(n_tok),
+                    int32_t(dims.n_k), int32_t(dims.d_k), int32_t(dims.n_v), int32_t(dims.d_v),
+                    scale, sm, om, chunks);
+    return call.finish();
+  }
   const size_t row_groups = size_t(dims.d_v + 15) / 16;
   device_->launch("gated_delta_rule", Range{row_groups, size_t(dims.n_v)},
                   Range{small_group(row_groups), 1}, qk, qkvm, conv_dim, gm, bm, int32_t(n_tok),

@@ -1,8 +1,8 @@
 // `opencl`: every Backend op as OpenCL C 1.2 kernels (kernel_sources.h), loaded at run time
 // (cl_api.h). Activations stay f32 (no rounding): results match `ref` (exact weights, f32
-// activations) up to float summation order. This first step keeps the host-pointer interface:
-// each op wraps its host buffers and waits for the device before returning (docs/opencl.md).
-// One thread at a time: the kernels hold their arguments between calls.
+// activations) up to float summation order. Ops on shared memory (the model's activations and
+// state) are enqueued without waiting; sync() waits (queue.h, docs/opencl.md). One thread at a
+// time: the kernels hold their arguments between calls.
 #pragma once
 
 #include <charconv>
@@ -22,10 +22,11 @@ namespace opencl {
 class Device;
 class WeightCache;
 class ScratchBuffers;
+class Queue;
 
 // Host <-> device traffic since the backend was made, for `bench --profile`.
 struct TransferCounters {
-  uint64_t syncs = 0;                  // times the host waited for the device (one per op call)
+  uint64_t syncs = 0;                  // times the host waited for queued work
   uint64_t bytes_to_device = 0;        // copied host -> device (0 with zero copy)
   uint64_t bytes_to_host = 0;          // copied device -> host (0 with zero copy)
   uint64_t weight_bytes_wrapped = 0;   // weights used in place (CL_MEM_USE_HOST_PTR), once each
@@ -35,6 +36,13 @@ struct TransferCounters {
 // kAuto: zero copy where the device reports host-unified memory, else copies. kCopy forces the
 // copying path (tests run it on unified devices too).
 enum class MemoryMode { kAuto, kCopy };
+
+// How prompts run the gated delta rule: the recurrence (16 state rows per work-item, the tokens
+// one after another) or the chunked form (a work-group per head, parallel within chunks of 32
+// tokens, the form GPUs are built for). kAuto is the recurrence, 3.6x faster than the chunked
+// form on PoCL (docs/benchmarks.md), until the chunked form is measured on a GPU;
+// KAZEIA_OPENCL_DELTA_RULE=recurrent|chunked chooses one.
+enum class DeltaRuleForm { kAuto, kRecurrent, kChunked };
 }  // namespace opencl
 
 class OpenclBackend : public Backend {
@@ -50,8 +58,12 @@ class OpenclBackend : public Backend {
   const opencl::DeviceInfo& device() const;
   bool zero_copy() const { return zero_copy_; }
   const opencl::TransferCounters& counters() const { return counters_; }
+  void set_delta_rule_form(opencl::DeltaRuleForm form) { delta_rule_form_ = form; }
+  // The form a prompt of n_tok tokens runs (decode steps always take the recurrence).
+  opencl::DeltaRuleForm delta_rule_form(int64_t n_tok) const;
   Traffic traffic() const override;
   void reset_traffic() override;
+  void sync() override;
   // Weights are wrapped or uploaded once and found again by host address, so they must not
   // change while cached: call this when weights this backend has used are freed (a model
   // unloaded) before it may meet new weights at the same addresses.
@@ -67,6 +79,7 @@ class OpenclBackend : public Backend {
   void silu(float* x, int64_t n) override;
   void add(float* x, const float* y, int64_t n) override;
   void mul_sigmoid(float* x, const float* gate, int64_t n) override;
+  void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) override;
   void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
                 const float* v) override;
   void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
@@ -90,6 +103,8 @@ class OpenclBackend : public Backend {
   opencl::TransferCounters traffic_base_;  // counters_ at the last reset_traffic()
   std::unique_ptr<opencl::WeightCache> weights_;
   std::unique_ptr<opencl::ScratchBuffers> scratch_;
+  std::unique_ptr<opencl::Queue> queue_;  // destroyed first: it waits for the device
+  opencl::DeltaRuleForm delta_rule_form_ = opencl::DeltaRuleForm::kAuto;
 };
 
 std::unique_ptr<Backend> make_opencl_backend(int device_index);

@@ -90,6 +90,14 @@ void mul_sigmoid(float* x, const float* gate, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= sigmoid(gate[i]);
 }
 
+void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < n; ++i) {
+      a[r * n + i] = x[r * 2 * n + i];
+      b[r * n + i] = x[r * 2 * n + n + i];
+    }
+}
+
 // Each head's row is converted by the reference converters (quant/quant.h); a Q8_0 row is
 // whole blocks (head_dim % 32 == 0).
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v) {

@@ -25,6 +25,8 @@ void swiglu(const float* gate, const float* up, int64_t n, float* y);
 void silu(float* x, int64_t n);
 void add(float* x, const float* y, int64_t n);
 void mul_sigmoid(float* x, const float* gate, int64_t n);
+// a[r] = x[r][0, n), b[r] = x[r][n, 2n) for each of `rows` rows.
+void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b);
 
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v);
 void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
