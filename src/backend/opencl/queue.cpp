@@ -18,7 +18,8 @@ Queue::~Queue() {
   cl.clFinish(device_.queue());  // the buffers are released after this, the allocations later
 }
 
-cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs) {
+cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs,
+                     bool& synced) {
   const std::optional<SharedRegion> region = shared_memory::find(host, bytes);
   if (!region) return nullptr;
   std::lock_guard lock(mutex_);
@@ -27,6 +28,7 @@ cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector
   if (offset % align != 0) {
     // The op takes it as host memory, which the device must first give back.
     sync();
+    synced = true;
     return nullptr;
   }
   const ClApi& cl = device_.cl();
@@ -133,18 +135,28 @@ KernelCall::~KernelCall() {
   if (!finished_ && !wrapped_.empty()) queue_.drain();
 }
 
+cl_mem KernelCall::shared(const void* host, uint64_t bytes, bool written) {
+  bool synced = false;
+  cl_mem m = queue_.shared(host, bytes, written, subs_, synced);
+  // A sync gave the ranges this call placed before back to the host: place them again.
+  if (synced)
+    for (const Placed& p : placed_) queue_.shared(p.host, p.bytes, p.written, subs_, synced);
+  if (m) placed_.push_back({host, bytes, written});
+  return m;
+}
+
 cl_mem KernelCall::in(const void* host, uint64_t bytes) {
-  if (cl_mem m = queue_.shared(host, bytes, false, subs_)) return m;
+  if (cl_mem m = shared(host, bytes, false)) return m;
   return queue_.staged(host, bytes);
 }
 
 cl_mem KernelCall::inout(void* host, uint64_t bytes) {
-  if (cl_mem m = queue_.shared(host, bytes, true, subs_)) return m;
+  if (cl_mem m = shared(host, bytes, true)) return m;
   return wrap(host, bytes, true);
 }
 
 cl_mem KernelCall::out(void* host, uint64_t bytes) {
-  if (cl_mem m = queue_.shared(host, bytes, true, subs_)) return m;
+  if (cl_mem m = shared(host, bytes, true)) return m;
   return wrap(host, bytes, false);
 }
 

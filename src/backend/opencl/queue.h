@@ -32,9 +32,11 @@ class Queue final : public SharedMemoryListener {
 
   // The buffer over [host, host + bytes) when it lies in shared memory, its allocation placed on
   // the device (`written`: ops write it); a range inside an allocation is a sub-buffer, kept in
-  // `subs` for the op. Null when the range is not in shared memory, or (after a sync) when it
-  // starts where the device cannot place a sub-buffer.
-  cl_mem shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs);
+  // `subs` for the op. Null when the range is not in shared memory, or when it starts where the
+  // device cannot place a sub-buffer: then the allocation is given back to the host first (a
+  // sync, which sets `synced`).
+  cl_mem shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs,
+                bool& synced);
   // A device buffer holding the host bytes as they are now (the host may change them once the op
   // call returns, before the op runs); kept until the next wait.
   cl_mem staged(const void* host, uint64_t bytes);
@@ -87,6 +89,7 @@ class KernelCall {
   void finish();
 
  private:
+  cl_mem shared(const void* host, uint64_t bytes, bool written);
   cl_mem wrap(void* host, uint64_t bytes, bool read);
 
   struct Wrapped {
@@ -94,7 +97,13 @@ class KernelCall {
     void* host;
     uint64_t bytes;
   };
+  struct Placed {
+    const void* host;
+    uint64_t bytes;
+    bool written;
+  };
   Queue& queue_;
+  std::vector<Placed> placed_;  // this call's shared ranges, placed again after a sync
   std::vector<Buffer> subs_;
   std::vector<Wrapped> wrapped_;  // outputs outside shared memory
   bool finished_ = false;
