@@ -175,7 +175,8 @@ KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prom
                                         kz_generate_result* out, char** error);
 
 /* Thread-safe: makes a running kz_generate stop at the next token. NULL is ignored. It must not
- * race with kz_session_free. A cancel made while no call runs is forgotten by the next call. */
+ * race with kz_session_free. A cancel made while no call runs stops the next call after its
+ * prompt, before its first token (the prompt is evaluated and kept for reuse). */
 KAZEIA_API void kz_session_cancel(kz_session* session);
 /* Forgets the conversation: the next call recomputes from scratch. */
 KAZEIA_API kz_status kz_session_reset(kz_session* session, char** error);
