@@ -1,8 +1,10 @@
 #include "common.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "model/hparams.h"
 #include "model/model.h"
 
@@ -33,7 +35,7 @@ void EngineFlags::declare(ArgParser& p) {
         "kazeia oracle); auto: the oracle's failing ops, cached per device and model; default "
         "$KAZEIA_OPFILTER, else none",
         &op_filter);
-  p.add("-t,--threads", "N", "threads (default: all hardware threads)", &threads);
+  p.add("-t,--threads", "N", "threads, 1 to 256 (default: all hardware threads)", &threads);
   p.add("-c,--ctx-size", "N", "context size in tokens (default: min(training context, 4096))",
         &ctx);
   p.add("-ctk,--cache-type-k", "TYPE", "K cache type: f32, f16 or q8_0 (default f16)",
@@ -43,8 +45,9 @@ void EngineFlags::declare(ArgParser& p) {
 }
 
 int EngineFlags::resolved_threads() const {
-  if (threads < 0) fail("invalid value ", threads, " for --threads (expected >= 0)");
-  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0)
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
+  return checked_thread_count(threads, "--threads");
 }
 
 DType EngineFlags::k_type() const {

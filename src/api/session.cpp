@@ -1,5 +1,6 @@
 // Session: one conversation's state and the generation loop. The app may pass the whole history
 // every call; the session's Sequence keeps what it computed, so only new tokens are prefilled.
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "api/engine.h"
 #include "api/stop_strings.h"
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "base/timer.h"
 #include "model/model.h"
 #include "runtime/devices.h"
@@ -20,8 +22,9 @@ namespace kz {
 namespace {
 
 int resolve_threads(int n) {
-  if (n < 0) fail("invalid thread count ", n);
-  return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (n == 0)
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
+  return checked_thread_count(n, "thread count");
 }
 
 DeviceOptions device_options(const SessionParams& p) {

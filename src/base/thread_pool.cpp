@@ -1,6 +1,9 @@
 #include "base/thread_pool.h"
 
 #include <algorithm>
+#include <system_error>
+
+#include "base/error.h"
 
 namespace kz {
 namespace {
@@ -23,17 +26,36 @@ inline int64_t chunk_of(uint64_t job) {
 constexpr uint64_t kClosed = 0xffffffffu;  // chunk index of a job being replaced: none to claim
 }  // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
-  for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+int checked_thread_count(int64_t n, const char* what) {
+  if (n < 1 || n > kMaxThreads)
+    fail("invalid ", what, " ", n, " (expected 1 to ", kMaxThreads, ")");
+  return int(n);
+}
+
+ThreadPool::ThreadPool(int n_threads)
+    : n_threads_(checked_thread_count(n_threads, "thread count")) {
+  for (int i = 1; i < n_threads_; ++i) {
+    try {
+      workers_.emplace_back([this, i] { worker_loop(i); });
+    } catch (const std::system_error& e) {
+      stop_workers();  // the ones already started would otherwise wait forever
+      fail("cannot start thread ", i + 1, " of ", n_threads_, ": ", e.what());
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {
+  stop_workers();
+}
+
+void ThreadPool::stop_workers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_.store(true);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
+  workers_.clear();
 }
 
 void ThreadPool::run_chunks(uint32_t generation, int thread_index) {

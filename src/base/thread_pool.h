@@ -15,12 +15,21 @@
 
 namespace kz {
 
+// The most threads a pool takes: far above any phone's or desktop's cores; asking for more is a
+// mistake (e.g. -t 100000), answered with an error instead of thousands of threads.
+constexpr int kMaxThreads = 256;
+
+// n unless it is outside [1, kMaxThreads]: then throws kz::Error naming `what` (e.g. "--threads").
+int checked_thread_count(int64_t n, const char* what);
+
 class ThreadPool {
  public:
   // fn(begin, end, thread_index) handles items [begin, end); thread_index < size().
   using RangeFn = std::function<void(int64_t, int64_t, int)>;
 
-  explicit ThreadPool(int n_threads);  // n_threads >= 1; the caller is thread 0
+  // n_threads in [1, kMaxThreads]; the caller is thread 0. Throws kz::Error, with no thread left
+  // running, when the system cannot start them all.
+  explicit ThreadPool(int n_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -31,6 +40,7 @@ class ThreadPool {
   void parallel_for(int64_t n, int64_t grain, const RangeFn& fn);
 
  private:
+  void stop_workers();
   void worker_loop(int index);
   // Claims and runs chunks of job `generation` until none is left.
   void run_chunks(uint32_t generation, int thread_index);

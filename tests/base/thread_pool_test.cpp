@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <vector>
+
+#include "base/error.h"
 
 namespace kz {
 namespace {
@@ -30,6 +33,21 @@ TEST(ThreadPool, ManySmallDispatches) {
   for (int round = 0; round < 20000; ++round)
     pool.parallel_for(2, 1, [&](int64_t b, int64_t e, int) { sum += e - b; });
   EXPECT_EQ(sum.load(), 40000);
+}
+
+TEST(ThreadPool, AbsurdThreadCountsAreOneLineErrors) {
+  for (int64_t n : {int64_t(0), int64_t(-1), int64_t(kMaxThreads) + 1, int64_t(1000000000)}) {
+    try {
+      checked_thread_count(n, "--threads");
+      FAIL() << n << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid --threads " + std::to_string(n)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(checked_thread_count(kMaxThreads, "--threads"), kMaxThreads);
+  EXPECT_THROW(ThreadPool(100000), Error);  // before: thousands of threads, then an abort
 }
 
 }  // namespace

@@ -232,6 +232,11 @@ static void test_op_filter(kz_engine* engine) {
   status = kz_session_new(engine, &sp, &c, &error);
   expect_error("bad repack", status, KZ_ERR_ENGINE, error, "sometimes");
   CHECK(c == NULL);
+  sp.repack = NULL;
+  sp.n_threads = 100000; /* once: a hang, the pool never joining the threads it had started */
+  status = kz_session_new(engine, &sp, &c, &error);
+  expect_error("absurd thread count", status, KZ_ERR_ENGINE, error, "invalid thread count 100000");
+  CHECK(c == NULL);
 }
 
 typedef struct {

@@ -94,6 +94,8 @@ TEST(Cli, UnknownFlagAndBadValues) {
   expect_error(kazeia("run -m " + kTiny + " -n abc"), "invalid value 'abc' for -n");
   expect_error(kazeia("run -m " + kTiny + " --temp -1 -p hi"), "temperature");
   expect_error(kazeia("run -m " + kTiny + " -ctk q3 -p hi"), "--cache-type-k");
+  expect_error(kazeia("run -m " + kTiny + " -t 100000 -p hi"), "invalid --threads 100000");
+  expect_error(kazeia("run -m " + kTiny + " -t -1 -p hi"), "invalid --threads -1");
   expect_error(kazeia("logits -m " + kTiny + " --ids 1,x"), "invalid value 'x' for --ids");
   EXPECT_EQ(kazeia("frobnicate").code, 2);
 }
