@@ -191,6 +191,8 @@ KAZEIA_API kz_status kz_session_save_state(kz_session* session, uint8_t** data, 
                                            char** error);
 KAZEIA_API kz_status kz_session_load_state(kz_session* session, const uint8_t* data, size_t size,
                                            char** error);
+/* Atomic: a temporary file beside `path`, flushed, then renamed over it; a failed save leaves the
+ * previous file intact and says why. */
 KAZEIA_API kz_status kz_session_save_state_file(kz_session* session, const char* path,
                                                 char** error);
 KAZEIA_API kz_status kz_session_load_state_file(kz_session* session, const char* path,

@@ -115,6 +115,8 @@ class Session {
   // foreign image throws kz::Error and leaves the session untouched.
   std::vector<uint8_t> save_state() const;
   void load_state(std::span<const uint8_t> image);
+  // Writes a temporary file beside `path`, flushes it and renames it over `path`: a failed save
+  // (full disk, read-only folder) throws with the reason and leaves the previous file intact.
   void save_state_file(const std::string& path) const;
   void load_state_file(const std::string& path);
 

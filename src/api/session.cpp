@@ -8,6 +8,7 @@
 
 #include "api/engine.h"
 #include "api/stop_strings.h"
+#include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "base/timer.h"
@@ -184,9 +185,9 @@ void Session::load_state(std::span<const uint8_t> image) {
 
 void Session::save_state_file(const std::string& path) const {
   const auto image = save_state();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(image.data()), std::streamsize(image.size()));
-  if (!out) fail(path, ": cannot write state file");
+  write_file_atomically(path,
+                        std::string_view(reinterpret_cast<const char*>(image.data()), image.size()),
+                        "state file");
 }
 
 void Session::load_state_file(const std::string& path) {

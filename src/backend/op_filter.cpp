@@ -1,13 +1,11 @@
 #include "backend/op_filter.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "base/atomic_file.h"
 #include "base/error.h"
 
 namespace kz {
@@ -134,24 +132,11 @@ OpFilter OpFilter::from_arg(const std::string& list_or_file) {
 }
 
 void OpFilter::save(const std::string& path, const std::string& header) const {
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    std::istringstream lines(header);
-    for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
-    for (const OpFilterEntry& e : entries_) out << e.to_string() << "\n";
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      fail(path, ": cannot write the op filter");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    fail(path, ": cannot write the op filter (", ec.message(), ")");
-  }
+  std::ostringstream out;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
+  for (const OpFilterEntry& e : entries_) out << e.to_string() << "\n";
+  write_file_atomically(path, out.str(), "the op filter");
 }
 
 bool OpFilter::matches(const OpShape& shape) const {

@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "base/error.h"
 #include "testing/reference_logits.h"
@@ -94,6 +99,46 @@ TEST_P(SessionApi, SavedStateContinuesIdentically) {
   Session c(engine_, params_);
   c.load_state_file(path);
   EXPECT_EQ(c.tokens(), a.tokens());
+  std::remove(path.c_str());
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A save that fails leaves the previous file as it was (it used to be rewritten in place, so a
+// full disk left a truncated file), with the reason in the error.
+TEST_P(SessionApi, AFailedSaveKeepsThePreviousFile) {
+  Session a(engine_, params_);
+  std::vector<ChatMessage> h = {{"user", "First question", ""}};
+  a.generate(h, greedy(4));
+  const std::string path = ::testing::TempDir() + "/kazeia_state_kept.bin";
+  a.save_state_file(path);
+  const std::string saved = file_bytes(path);
+  ASSERT_FALSE(saved.empty());
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp" + std::to_string(::getpid())));
+
+  h.push_back({"assistant", "An answer", ""});
+  h.push_back({"user", "Second question", ""});
+  a.generate(h, greedy(4));
+  // The temporary file's name taken by a folder: the save fails as a full disk would, late.
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  std::filesystem::create_directory(tmp);
+  try {
+    a.save_state_file(path);
+    ADD_FAILURE() << "the save did not fail";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": cannot write state file: Is a directory"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(file_bytes(path), saved);
+  std::filesystem::remove(tmp);
+
+  EXPECT_THROW(a.save_state_file("/dev/full"), Error);  // not replaced: not a regular file
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+  EXPECT_THROW(a.save_state_file(::testing::TempDir() + "/no/such/folder/state.bin"), Error);
   std::remove(path.c_str());
 }
 
