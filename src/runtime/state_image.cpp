@@ -41,6 +41,7 @@ class Reader {
   }
   void bytes(void* p, size_t n, const char* what) {
     if (n > in_.size() - pos_) fail("state image: truncated while reading ", what);
+    if (n == 0) return;  // p may be null (an empty cache): memcpy's pointers must not be
     std::memcpy(p, in_.data() + pos_, n);
     pos_ += n;
   }

@@ -102,6 +102,18 @@ TEST_P(SessionApi, SavedStateContinuesIdentically) {
   std::remove(path.c_str());
 }
 
+TEST_P(SessionApi, AnEmptySessionSavesAndLoads) {
+  Session a(engine_, params_), b(engine_, params_);
+  const std::vector<ChatMessage> first = {{"user", "First question", ""}};
+  const std::vector<ChatMessage> hello = {{"user", "Hello", ""}};
+  b.generate(first, greedy(2));
+  b.load_state(a.save_state());
+  EXPECT_TRUE(b.tokens().empty());
+  const GenerateResult ra = a.generate(hello, greedy(4));
+  const GenerateResult rb = b.generate(hello, greedy(4));
+  EXPECT_EQ(ra.tokens, rb.tokens);
+}
+
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
