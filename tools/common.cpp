@@ -36,7 +36,9 @@ void EngineFlags::declare(ArgParser& p) {
         "$KAZEIA_OPFILTER, else none",
         &op_filter);
   p.add("-t,--threads", "N", "threads, 1 to 256 (default: all hardware threads)", &threads);
-  p.add("-c,--ctx-size", "N", "context size in tokens (default: min(training context, 4096))",
+  p.add("-c,--ctx-size", "N",
+        "context size in tokens, at least 1 (default for run and chat: min(training context, "
+        "4096))",
         &ctx);
   p.add("-ctk,--cache-type-k", "TYPE", "K cache type: f32, f16 or q8_0 (default f16)",
         &cache_type_k);
@@ -89,6 +91,26 @@ SessionParams EngineFlags::session_params() const {
   sp.prefill_min_tokens = prefill_threshold;
   sp.repack = repack;
   return sp;
+}
+
+int64_t EngineFlags::context_size(const Model& model, int64_t fallback) const {
+  if (ctx == kCtxNotGiven) return fallback;
+  if (ctx < 1) fail("invalid --ctx-size ", ctx, " (expected at least 1)");
+  return ctx;
+}
+
+void EngineFlags::warn_past_training(const Model& model, int64_t n_ctx) {
+  const int64_t trained = model.info().n_ctx_train;
+  if (trained > 0 && n_ctx > trained)
+    std::fprintf(stderr,
+                 "kazeia: warning: a context of %lld tokens exceeds the model's training context "
+                 "(%lld tokens): text past it may degrade\n",
+                 (long long)n_ctx, (long long)trained);
+}
+
+int64_t EngineFlags::default_context(const Model& model) {
+  const int64_t trained = model.info().n_ctx_train;
+  return trained > 0 ? std::min<int64_t>(trained, 4096) : 4096;
 }
 
 SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {

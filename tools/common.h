@@ -2,6 +2,8 @@
 // their translation into engine objects.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -19,14 +21,15 @@ class Model;
 namespace kz::cli {
 
 struct EngineFlags {
+  static constexpr int64_t kCtxNotGiven = std::numeric_limits<int64_t>::min();
   std::string model;
   std::string backend = "cpu";                // --device
   std::string op_filter;                      // empty: $KAZEIA_OPFILTER, else none
   std::string prefill_device, decode_device;  // empty: --device
   int64_t prefill_threshold = DeviceOptions{}.prefill_min_tokens;
   std::string repack = "auto";
-  int threads = 0;  // 0: all hardware threads
-  int64_t ctx = 0;  // 0: min(context_length, 4096)
+  int threads = 0;             // 0: all hardware threads
+  int64_t ctx = kCtxNotGiven;  // --ctx-size
   std::string cache_type_k = "f16", cache_type_v = "f16";
 
   void declare(ArgParser& p);
@@ -36,6 +39,13 @@ struct EngineFlags {
   // Throws naming the flag unless the cache types can hold the model's heads (q8_0: head size a
   // multiple of 32).
   void check_cache_types(const Model& model) const;
+  // --ctx-size if given (at least 1, else throws), else `fallback`.
+  int64_t context_size(const Model& model, int64_t fallback) const;
+  // Warns on stderr when a context of n_ctx tokens (made: this is not an error) is longer than
+  // the model was trained for.
+  static void warn_past_training(const Model& model, int64_t n_ctx);
+  // The default context of run and chat: min(training context, 4096).
+  static int64_t default_context(const Model& model);
   // A zeroed state of n_ctx tokens with these cache types (checked as above).
   SequenceState new_state(const Model& model, int64_t n_ctx) const;
   // The device and op filter these flags choose, for this model (an `auto` filter may run the

@@ -1,8 +1,10 @@
 #include "model/blocks.h"
 
 #include <cmath>
+#include <limits>
 
 #include "base/error.h"
+#include "base/system_memory.h"
 
 namespace kz {
 
@@ -54,12 +56,21 @@ SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, 
   check_kv_cache_type(k_type, head_dim, "K cache type");
   check_kv_cache_type(v_type, head_dim, "V cache type");
   if (n_ctx < 1) fail("context size must be at least 1, got ", n_ctx);
+  if (n_ctx > std::numeric_limits<int32_t>::max())  // positions are int32
+    fail("context size ", n_ctx, " exceeds the largest position, ",
+         std::numeric_limits<int32_t>::max());
+  const int64_t row = int64_t(n_head_kv) * head_dim;
+  const double bytes =
+      double(n_attn) * double(n_ctx) * double(row_bytes(k_type, row) + row_bytes(v_type, row)) +
+      double(n_recur) * double(conv_floats + ssm_floats) * sizeof(float);
+  if (const uint64_t ram = physical_memory_bytes(); ram > 0 && bytes > double(ram))
+    fail("a context of ", n_ctx, " tokens needs ", bytes / double(1 << 30),
+         " GiB of state; this machine has ", double(ram) / double(1 << 30), " GiB of memory");
   SequenceState st;
   st.k_type = k_type;
   st.v_type = v_type;
   st.n_ctx = n_ctx;
   st.n_kv_head = n_head_kv;
-  const int64_t row = int64_t(n_head_kv) * head_dim;
   st.attn.resize(n_attn);
   for (auto& c : st.attn) {
     c.k.assign(n_ctx * row_bytes(k_type, row), 0);

@@ -237,6 +237,11 @@ static void test_op_filter(kz_engine* engine) {
   status = kz_session_new(engine, &sp, &c, &error);
   expect_error("absurd thread count", status, KZ_ERR_ENGINE, error, "invalid thread count 100000");
   CHECK(c == NULL);
+  sp.n_threads = 2;
+  sp.n_ctx = 2000000000; /* once: zero-filling tens of GB until the OOM killer came */
+  status = kz_session_new(engine, &sp, &c, &error);
+  expect_error("absurd context", status, KZ_ERR_ENGINE, error, "GiB of state; this machine has");
+  CHECK(c == NULL);
 }
 
 typedef struct {

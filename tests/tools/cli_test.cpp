@@ -96,6 +96,12 @@ TEST(Cli, UnknownFlagAndBadValues) {
   expect_error(kazeia("run -m " + kTiny + " -ctk q3 -p hi"), "--cache-type-k");
   expect_error(kazeia("run -m " + kTiny + " -t 100000 -p hi"), "invalid --threads 100000");
   expect_error(kazeia("run -m " + kTiny + " -t -1 -p hi"), "invalid --threads -1");
+  expect_error(kazeia("run -m " + kTiny + " -c 0 -p hi"), "invalid --ctx-size 0");
+  expect_error(kazeia("run -m " + kTiny + " -c -1 -p hi"), "invalid --ctx-size -1");
+  // Once accepted, zero-filling tens of GB until the OOM killer came.
+  expect_error(kazeia("run -m " + kTiny + " -c 2000000000 -p hi"),
+               "GiB of state; this machine has");
+  expect_error(kazeia("chat -m " + kTiny + " -c 0 < /dev/null"), "invalid --ctx-size 0");
   expect_error(kazeia("logits -m " + kTiny + " --ids 1,x"), "invalid value 'x' for --ids");
   EXPECT_EQ(kazeia("frobnicate").code, 2);
 }
