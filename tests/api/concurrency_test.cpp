@@ -2,7 +2,7 @@
 // threads would: each answers exactly as it does alone; a cancel from another thread stops its
 // session only; a session destroyed while others generate disturbs none of them. The engine (the
 // mapped weights, the tokenizer, the template) is shared read-only; each session owns its state,
-// devices and scratch. Runs under TSan in CI (labels: concurrency).
+// devices and scratch.
 #include <gtest/gtest.h>
 
 #include <atomic>
