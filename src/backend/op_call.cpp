@@ -77,7 +77,15 @@ void InterceptingBackend::sync() {
 }
 
 void run_synced(const OpCall& call, Backend& be) {
-  call.run(be);
+  try {
+    call.run(be);
+  } catch (...) {
+    try {
+      be.sync();  // what was queued before the error, before the host touches it
+    } catch (...) {
+    }
+    throw;
+  }
   be.sync();
 }
 

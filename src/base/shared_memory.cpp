@@ -30,7 +30,7 @@ void* allocate(uint64_t bytes) {
   void* p = ::operator new(size, std::align_val_t(kAlignment));
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  r.regions[reinterpret_cast<uintptr_t>(p)] = bytes;
+  r.regions[reinterpret_cast<uintptr_t>(p)] = size;  // devices may use the whole lines
   return p;
 }
 

@@ -14,7 +14,8 @@
 
 namespace kz {
 
-// One registered allocation.
+// One registered allocation: the bytes asked for, rounded up to whole 64-byte lines (zero-copy
+// drivers want a buffer's size in whole lines).
 struct SharedRegion {
   uint8_t* base = nullptr;
   uint64_t bytes = 0;

@@ -15,7 +15,12 @@ class Scratch {
  public:
   float* get(size_t slot, size_t n) {
     if (slot >= buffers_.size()) buffers_.resize(slot + 1);
-    if (buffers_[slot].size() < n) buffers_[slot].resize(n);
+    if (buffers_[slot].size() < n) {
+      // Freed before it grows (its contents are not needed): the host does not read memory a
+      // device may still be writing, and the two never coexist.
+      SharedVector<float>().swap(buffers_[slot]);
+      buffers_[slot].resize(n);
+    }
     return buffers_[slot].data();
   }
 

@@ -36,6 +36,7 @@ namespace kz::opencl {
   X(clEnqueueNDRangeKernel)    \
   X(clEnqueueReadBuffer)       \
   X(clEnqueueWriteBuffer)      \
+  X(clEnqueueCopyBuffer)       \
   X(clEnqueueMapBuffer)        \
   X(clEnqueueUnmapMemObject)   \
   X(clFinish)

@@ -17,6 +17,9 @@ inline constexpr int kGemmRows = 64;     // weight rows per gemm work-group
 inline constexpr int kGemmTokens = 128;  // tokens per gemm work-group
 inline constexpr int kGemmGroup = (kGemmRows / 16) * (kGemmTokens / 16);  // its work-items
 inline constexpr int kGemvRows = 8;  // rows per gemv work-group (of 4 * kGemvRows work-items)
+// Tokens per chunk of the chunked delta rule (DN_CHUNK), and the work-items of a head's group.
+inline constexpr int kDeltaRuleChunk = 32;
+inline constexpr int kDeltaRuleGroup = 64;
 
 std::string program_source();
 

@@ -143,8 +143,8 @@ __kernel void gated_delta_rule(__global const float* qk, __global const float* q
 // every step is parallel over tokens, pairs of tokens or state elements, and only the triangular
 // solve takes L steps. Each value is computed with the reference chunked kernel's operations in
 // its order. scratch holds U and W of each head ([n_v][DN_CHUNK][d_v + d_k]); state M = S^T is
-// read and written in place ([n_v][d_v][d_k]).
-#define DN_CHUNK 32
+// read and written in place ([n_v][d_v][d_k]). Every barrier fences local and global memory:
+// a phase reads what others wrote in either. DN_CHUNK comes from program_source().
 
 float dot_g(__global const float* a, __global const float* b, int n) {
   float s = 0.0f;
@@ -172,12 +172,12 @@ __kernel void gated_delta_rule_chunked(__global const float* qk, __global const 
     if (lid == 0) {
       float acc = 0.0f;
       for (int t = 0; t < L; ++t) {
-        acc = (t > 0 ? acc : 0.0f) + g[(c0 + t) * n_v + h];
+        acc += g[(c0 + t) * n_v + h];
         G[t] = acc;
         B[t] = beta[(c0 + t) * n_v + h];
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     // A[t][s] (s < t) and the decayed query-key products QK[t][s] (s <= t).
     for (int p = lid; p < L * L; p += wg) {
       const int t = p / L, s = p % L;
@@ -185,7 +185,7 @@ __kernel void gated_delta_rule_chunked(__global const float* qk, __global const 
       if (s <= t) QK[t * DN_CHUNK + s] = exp(G[t] - G[s]) * dot_g(Q(t), K(s), d_k);
       T[t * DN_CHUNK + s] = s == t ? 1.0f : 0.0f;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     // (I + A) T = I by forward substitution, a row at a time.
     for (int t = 1; t < L; ++t) {
       for (int s = lid; s < t; s += wg) {
@@ -193,7 +193,7 @@ __kernel void gated_delta_rule_chunked(__global const float* qk, __global const 
         for (int r = s; r < t; ++r) sum += A[t * DN_CHUNK + r] * T[r * DN_CHUNK + s];
         T[t * DN_CHUNK + s] = -sum;
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
     // U = T diag(beta) V and W = T diag(beta e^G) K.
     for (int p = lid; p < L * (d_v + d_k); p += wg) {
@@ -211,20 +211,20 @@ __kernel void gated_delta_rule_chunked(__global const float* qk, __global const 
       else
         W[t * d_k + c - d_v] = acc;
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     // The deltas: U[t] -= M W[t].
     for (int p = lid; p < L * d_v; p += wg) {
       const int t = p / d_v, j = p % d_v;
       U[t * d_v + j] -= dot_g(m + (ulong)j * d_k, W + t * d_k, d_k);
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     for (int p = lid; p < L * d_v; p += wg) {
       const int t = p / d_v, j = p % d_v;
       float o = exp(G[t]) * dot_g(m + (ulong)j * d_k, Q(t), d_k);
       for (int s = 0; s <= t; ++s) o += QK[t * DN_CHUNK + s] * U[s * d_v + j];
       out[((ulong)(c0 + t) * n_v + h) * d_v + j] = o * scale;
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     // M <- e^{G_last} M + sum_t e^{G_last - G_t} delta_t k_t^T.
     const float g_last = G[L - 1];
     for (int e = lid; e < d_v * d_k; e += wg) {
@@ -233,7 +233,7 @@ __kernel void gated_delta_rule_chunked(__global const float* qk, __global const 
       for (int t = 0; t < L; ++t) v += (exp(g_last - G[t]) * U[t * d_v + j]) * K(t)[i];
       m[e] = v;
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #undef Q
 #undef K
 #undef V

@@ -30,10 +30,6 @@ constexpr int kMaxKeyDim = 256;
 // arrays on one thread's stack, and the group size it picks for itself (a whole prompt's worth,
 // e.g. 16 heads x 256 tokens of 2 KiB each) overflowed the 8 MiB stack on the 4B shape.
 constexpr size_t kMaxPrivateGroup = 16;
-// The chunked delta rule: tokens per chunk (DN_CHUNK in kernels_delta_net.cpp) and the work-items
-// of a head's group.
-constexpr int64_t kDeltaRuleChunk = 32;
-constexpr size_t kDeltaRuleGroup = 64;
 
 // A group size of up to kMaxPrivateGroup that divides n (OpenCL 1.2 has no partial groups).
 size_t small_group(size_t n) {
@@ -345,10 +341,11 @@ void OpenclBackend::gated_delta_rule(const DeltaNetDims& dims, int64_t n_tok, co
                   int32_t(dims.d_k), eps, qk_rows, qk);
   const float scale = 1.0f / std::sqrt(float(dims.d_k));  // as the reference
   if (delta_rule_form(n_tok) == opencl::DeltaRuleForm::kChunked) {
-    cl_mem chunks = scratch_->get(
-        kDeltaRuleChunks, uint64_t(dims.n_v) * kDeltaRuleChunk * (dims.d_v + dims.d_k) * kF32);
+    cl_mem chunks = scratch_->get(kDeltaRuleChunks, uint64_t(dims.n_v) * opencl::kDeltaRuleChunk *
+                                                        (dims.d_v + dims.d_k) * kF32);
+    using opencl::kDeltaRuleGroup;
     device_->launch("gated_delta_rule_chunked", Range{size_t(dims.n_v) * kDeltaRuleGroup},
-                    Range{kDeltaRuleGroup}, qk, qkvm, conv_dim, gm, bm, int32_t(n_tok),
+                    Range{size_t(kDeltaRuleGroup)}, qk, qkvm, conv_dim, gm, bm, int32_t(n_tok),
                     int32_t(dims.n_k), int32_t(dims.d_k), int32_t(dims.n_v), int32_t(dims.d_v),
                     scale, sm, om, chunks);
     return call.finish();

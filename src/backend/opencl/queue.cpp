@@ -1,6 +1,6 @@
 #include "backend/opencl/queue.h"
 
-#include <cstring>
+#include <algorithm>
 
 namespace kz::opencl {
 
@@ -11,6 +11,11 @@ Queue::Queue(Device& device, bool zero_copy, TransferCounters& counters)
 
 Queue::~Queue() {
   shared_memory::remove_listener(this);
+  try {
+    sync();  // the device's last writes reach the host (copying path)
+  } catch (...) {
+    // A destructor cannot report it; the buffers are released below all the same.
+  }
   const ClApi& cl = device_.cl();
   for (auto& [base, a] : allocations_)
     if (a.mapped)
@@ -18,21 +23,11 @@ Queue::~Queue() {
   cl.clFinish(device_.queue());  // the buffers are released after this, the allocations later
 }
 
-cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs,
-                     bool& synced) {
+std::optional<Queue::Placed> Queue::place(const void* host, uint64_t bytes, bool written) {
   const std::optional<SharedRegion> region = shared_memory::find(host, bytes);
-  if (!region) return nullptr;
+  if (!region) return std::nullopt;
   std::lock_guard lock(mutex_);
-  const uint64_t offset = static_cast<const uint8_t*>(host) - region->base;
-  const uint64_t align = std::max<uint64_t>(1, device_.info().base_align_bytes);
-  if (offset % align != 0) {
-    // The op takes it as host memory, which the device must first give back.
-    sync();
-    synced = true;
-    return nullptr;
-  }
   const ClApi& cl = device_.cl();
-  cl_command_queue q = device_.queue();
   Allocation& a = allocations_[region->base];
   if (!a.buffer.get()) {
     a.bytes = region->bytes;
@@ -42,7 +37,8 @@ cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector
   }
   if (!a.on_device) {
     if (a.mapped) {
-      check(cl.clEnqueueUnmapMemObject(q, a.buffer.get(), a.mapped, 0, nullptr, nullptr),
+      check(cl.clEnqueueUnmapMemObject(device_.queue(), a.buffer.get(), a.mapped, 0, nullptr,
+                                       nullptr),
             "clEnqueueUnmapMemObject");
       a.mapped = nullptr;
     } else if (!zero_copy_) {
@@ -52,29 +48,14 @@ cl_mem Queue::shared(const void* host, uint64_t bytes, bool written, std::vector
     pending_ = true;
   }
   a.written = a.written || written;
-  if (offset == 0 && bytes == a.bytes) return a.buffer.get();
-  cl_buffer_region sub{offset, bytes};
-  cl_int err = CL_SUCCESS;
-  cl_mem m = cl.clCreateSubBuffer(a.buffer.get(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
-                                  &sub, &err);
-  check(err, "clCreateSubBuffer");
-  subs.emplace_back(cl, m);
-  return m;
+  return Placed{a.buffer.get(), uint64_t(static_cast<const uint8_t*>(host) - region->base), bytes,
+                a.bytes};
 }
 
-cl_mem Queue::staged(const void* host, uint64_t bytes) {
-  std::lock_guard lock(mutex_);
-  const auto* p = static_cast<const uint8_t*>(host);
-  std::vector<uint8_t>& copy = staging_.emplace_back(p, p + bytes);
-  if (zero_copy_) {
-    staged_.push_back(
-        create_buffer(device_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, copy.data()));
-  } else {
-    staged_.push_back(create_buffer(device_, CL_MEM_READ_ONLY, bytes, nullptr));
-    upload(device_, staged_.back().get(), copy.data(), bytes, counters_);
-  }
-  pending_ = true;
-  return staged_.back().get();
+Buffer Queue::copy_of(const void* host, uint64_t bytes) {
+  counters_.bytes_to_device += bytes;
+  return create_buffer(device_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                       const_cast<void*>(host));
 }
 
 void Queue::sync() {
@@ -110,8 +91,6 @@ void Queue::wait() {
   drain();
   ++counters_.syncs;
   pending_ = false;
-  staged_.clear();
-  staging_.clear();
 }
 
 void Queue::on_free(const SharedRegion& region) {
@@ -131,70 +110,105 @@ void Queue::on_free(const SharedRegion& region) {
 }
 
 KernelCall::~KernelCall() {
-  // After an error the kernels may still use host bytes wrapped for this call.
-  if (!finished_ && !wrapped_.empty()) queue_.drain();
-}
-
-cl_mem KernelCall::shared(const void* host, uint64_t bytes, bool written) {
-  bool synced = false;
-  cl_mem m = queue_.shared(host, bytes, written, subs_, synced);
-  // A sync gave the ranges this call placed before back to the host: place them again.
-  if (synced)
-    for (const Placed& p : placed_) queue_.shared(p.host, p.bytes, p.written, subs_, synced);
-  if (m) placed_.push_back({host, bytes, written});
-  return m;
+  // After an error, enqueued commands may still use this call's host bytes and buffers.
+  if (!finished_) queue_.device().cl().clFinish(queue_.device().queue());
 }
 
 cl_mem KernelCall::in(const void* host, uint64_t bytes) {
-  if (cl_mem m = shared(host, bytes, false)) return m;
-  return queue_.staged(host, bytes);
+  return range(host, bytes, true, false);
 }
 
 cl_mem KernelCall::inout(void* host, uint64_t bytes) {
-  if (cl_mem m = shared(host, bytes, true)) return m;
-  return wrap(host, bytes, true);
+  return range(host, bytes, true, true);
 }
 
 cl_mem KernelCall::out(void* host, uint64_t bytes) {
-  if (cl_mem m = shared(host, bytes, true)) return m;
-  return wrap(host, bytes, false);
+  return range(host, bytes, false, true);
 }
 
-// The same host range twice (an in-place op: x is also y) is one buffer: two buffers over one
-// host range are undefined in OpenCL.
-cl_mem KernelCall::wrap(void* host, uint64_t bytes, bool read) {
-  for (Wrapped& w : wrapped_)
-    if (w.host == host && w.bytes == bytes) return w.buffer.get();
+cl_mem KernelCall::range(const void* host, uint64_t bytes, bool read, bool written) {
+  const std::optional<Queue::Placed> placed = queue_.place(host, bytes, written);
+  if (!placed) {
+    if (!written) return owned_.emplace_back(queue_.copy_of(host, bytes)).get();
+    return wrap(const_cast<void*>(host), bytes, read);
+  }
+  Range* r = nullptr;
+  for (Range& known : ranges_)
+    if (known.host == host && known.bytes == bytes) r = &known;
+  if (!r) r = &ranges_.emplace_back(shared_range(host, *placed));
+  r->written = r->written || written;
+  if (read) copy_in(*r);
+  return r->mem;
+}
+
+KernelCall::Range KernelCall::shared_range(const void* host, const Queue::Placed& p) {
+  Range r{host, p.bytes, p.buffer};
+  if (p.offset == 0 && p.bytes == p.allocation_bytes) return r;
   Device& device = queue_.device();
-  Buffer buffer;
+  const ClApi& cl = device.cl();
+  if (p.offset % std::max<uint64_t>(1, device.info().base_align_bytes) == 0) {
+    cl_buffer_region sub{p.offset, p.bytes};
+    cl_int err = CL_SUCCESS;
+    cl_mem m =
+        cl.clCreateSubBuffer(p.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &sub, &err);
+    check(err, "clCreateSubBuffer");
+    r.mem = owned_.emplace_back(cl, m).get();
+    return r;
+  }
+  // No sub-buffer can start here: a temporary, copied on the device (no alignment rule).
+  r.mem = owned_.emplace_back(create_buffer(device, CL_MEM_READ_WRITE, p.bytes, nullptr)).get();
+  r.allocation = p.buffer;
+  r.offset = p.offset;
+  return r;
+}
+
+void KernelCall::copy_in(Range& r) {
+  if (!r.allocation || r.copied_in) return;
+  check(queue_.device().cl().clEnqueueCopyBuffer(queue_.device().queue(), r.allocation, r.mem,
+                                                 r.offset, 0, r.bytes, 0, nullptr, nullptr),
+        "clEnqueueCopyBuffer");
+  r.copied_in = true;
+}
+
+cl_mem KernelCall::wrap(void* host, uint64_t bytes, bool read) {
+  for (const Wrapped& w : wrapped_)
+    if (w.host == host && w.bytes == bytes) return w.mem;
+  Device& device = queue_.device();
+  Buffer& buffer = owned_.emplace_back();
   if (queue_.zero_copy()) {
     buffer = create_buffer(device, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host);
   } else {
     buffer = create_buffer(device, CL_MEM_READ_WRITE, bytes, nullptr);
     if (read) upload(device, buffer.get(), host, bytes, queue_.counters());
   }
-  wrapped_.push_back({std::move(buffer), host, bytes});
-  return wrapped_.back().buffer.get();
+  wrapped_.push_back({host, bytes, buffer.get()});
+  return buffer.get();
 }
 
 void KernelCall::finish() {
-  finished_ = true;
-  queue_.enqueued();
-  if (wrapped_.empty()) return;  // shared memory only: nothing to wait for
   Device& device = queue_.device();
   const ClApi& cl = device.cl();
   cl_command_queue q = device.queue();
+  for (const Range& r : ranges_)
+    if (r.allocation && r.written)
+      check(
+          cl.clEnqueueCopyBuffer(q, r.mem, r.allocation, 0, r.offset, r.bytes, 0, nullptr, nullptr),
+          "clEnqueueCopyBuffer");
+  queue_.enqueued();
+  if (wrapped_.empty()) {  // shared memory only: nothing to wait for
+    finished_ = true;
+    return;
+  }
   std::vector<std::pair<cl_mem, void*>> mapped;
   for (const Wrapped& w : wrapped_) {
     if (queue_.zero_copy()) {
       cl_int err = CL_SUCCESS;
-      void* p = cl.clEnqueueMapBuffer(q, w.buffer.get(), CL_FALSE, CL_MAP_READ, 0, w.bytes, 0,
-                                      nullptr, nullptr, &err);
+      void* p = cl.clEnqueueMapBuffer(q, w.mem, CL_FALSE, CL_MAP_READ, 0, w.bytes, 0, nullptr,
+                                      nullptr, &err);
       check(err, "clEnqueueMapBuffer");
-      mapped.emplace_back(w.buffer.get(), p);
+      mapped.emplace_back(w.mem, p);
     } else {
-      check(cl.clEnqueueReadBuffer(q, w.buffer.get(), CL_FALSE, 0, w.bytes, w.host, 0, nullptr,
-                                   nullptr),
+      check(cl.clEnqueueReadBuffer(q, w.mem, CL_FALSE, 0, w.bytes, w.host, 0, nullptr, nullptr),
             "clEnqueueReadBuffer");
       queue_.counters().bytes_to_host += w.bytes;
     }
@@ -203,6 +217,7 @@ void KernelCall::finish() {
   for (auto [mem, p] : mapped)
     check(cl.clEnqueueUnmapMemObject(q, mem, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
   if (!mapped.empty()) queue_.drain();
+  finished_ = true;
 }
 
 }  // namespace kz::opencl

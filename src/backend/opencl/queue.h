@@ -7,10 +7,14 @@
 // (CL_MEM_USE_HOST_PTR) and a placement change is a map or an unmap, which copies nothing;
 // otherwise the device holds a copy, uploaded when it takes the allocation and read back at
 // sync() where its ops wrote it.
+//
+// Threads: one thread runs ops and sync(); an allocation may be freed on another thread while
+// that one is idle (on_free waits for the queue). A listener must not free shared memory itself.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -30,23 +34,24 @@ class Queue final : public SharedMemoryListener {
   bool zero_copy() const { return zero_copy_; }
   TransferCounters& counters() { return counters_; }
 
-  // The buffer over [host, host + bytes) when it lies in shared memory, its allocation placed on
-  // the device (`written`: ops write it); a range inside an allocation is a sub-buffer, kept in
-  // `subs` for the op. Null when the range is not in shared memory, or when it starts where the
-  // device cannot place a sub-buffer: then the allocation is given back to the host first (a
-  // sync, which sets `synced`).
-  cl_mem shared(const void* host, uint64_t bytes, bool written, std::vector<Buffer>& subs,
-                bool& synced);
+  // A range of shared memory on the device: its allocation's buffer and the range's place in it.
+  struct Placed {
+    cl_mem buffer;
+    uint64_t offset, bytes, allocation_bytes;
+  };
+  // Places the allocation holding [host, host + bytes) on the device (`written`: ops write it);
+  // nullopt when the range is not in shared memory.
+  std::optional<Placed> place(const void* host, uint64_t bytes, bool written);
   // A device buffer holding the host bytes as they are now (the host may change them once the op
-  // call returns, before the op runs); kept until the next wait.
-  cl_mem staged(const void* host, uint64_t bytes);
+  // call returns, before the op runs).
+  Buffer copy_of(const void* host, uint64_t bytes);
   // Kernels were enqueued: the next sync() has something to wait for.
   void enqueued() { pending_ = true; }
   // Waits for every queued op and places every shared allocation on the host: one
   // synchronisation, counted, if anything was queued since the last one.
   void sync();
-  // Waits for the queue without counting (commands the host does not wait on, such as unmaps
-  // after a counted sync).
+  // Waits for the queue without counting (after an error, or for commands that follow a counted
+  // sync such as unmaps).
   void drain();
 
   void on_free(const SharedRegion& region) override;
@@ -66,15 +71,15 @@ class Queue final : public SharedMemoryListener {
   TransferCounters& counters_;
   std::recursive_mutex mutex_;  // on_free may come from another thread
   std::unordered_map<const uint8_t*, Allocation> allocations_;
-  std::vector<std::vector<uint8_t>> staging_;  // host copies behind staged buffers
-  std::vector<Buffer> staged_;
   bool pending_ = false;
 };
 
-// The buffers of one op call: shared memory resolves to the queue's buffers and the op is only
-// enqueued; inputs elsewhere are staged (copied as they are now); outputs elsewhere are wrapped
-// for the call and make finish() wait (one synchronisation) so that they are in host memory when
-// the op returns.
+// The buffers of one op call. Shared memory resolves to its allocation's buffer, a sub-buffer
+// (a range starting where the device allows one: CL_DEVICE_MEM_BASE_ADDR_ALIGN) or, for a range
+// starting elsewhere, a temporary copied from and back to the allocation on the device; the op
+// is only enqueued. Inputs elsewhere are copied at the call; outputs elsewhere are wrapped for the
+// call and make finish() wait (one synchronisation), so that they are in host memory when the op
+// returns. The same range asked for twice (an in-place op) is one buffer.
 class KernelCall {
  public:
   explicit KernelCall(Queue& queue) : queue_(queue) {}
@@ -89,22 +94,30 @@ class KernelCall {
   void finish();
 
  private:
-  cl_mem shared(const void* host, uint64_t bytes, bool written);
-  cl_mem wrap(void* host, uint64_t bytes, bool read);
-
-  struct Wrapped {
-    Buffer buffer;
-    void* host;
-    uint64_t bytes;
-  };
-  struct Placed {
+  struct Range {
     const void* host;
     uint64_t bytes;
-    bool written;
+    cl_mem mem;
+    bool written = false;
+    // A temporary for an unaligned range of an allocation: copied in before the kernels when
+    // they read it, back after them when they write it.
+    cl_mem allocation = nullptr;
+    uint64_t offset = 0;
+    bool copied_in = false;
   };
+  cl_mem range(const void* host, uint64_t bytes, bool read, bool written);
+  Range shared_range(const void* host, const Queue::Placed& p);
+  void copy_in(Range& r);
+  cl_mem wrap(void* host, uint64_t bytes, bool read);
+
   Queue& queue_;
-  std::vector<Placed> placed_;  // this call's shared ranges, placed again after a sync
-  std::vector<Buffer> subs_;
+  std::vector<Range> ranges_;
+  std::vector<Buffer> owned_;  // sub-buffers, temporaries and copies of host inputs
+  struct Wrapped {
+    void* host;
+    uint64_t bytes;
+    cl_mem mem;
+  };
   std::vector<Wrapped> wrapped_;  // outputs outside shared memory
   bool finished_ = false;
 };
