@@ -3,7 +3,7 @@
 # CMAKE_CROSSCOMPILING_EMULATOR, so gtest_discover_tests and ctest work unchanged; QEMU_CPU picks
 # the emulated core (scripts/test_arm.sh).
 #
-# The target's own libraries (PCRE2, GoogleTest) come from Debian's arm64 packages unpacked into
+# The tests' own libraries (GoogleTest, PCRE2) come from Debian's arm64 packages unpacked into
 # KAZEIA_AARCH64_DEPS by cmake/fetch-aarch64-deps.sh: a plain folder searched as an extra root,
 # so nothing is installed into the host system and dpkg's architecture list is left alone.
 set(CMAKE_SYSTEM_NAME Linux)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Unpacks Debian's arm64 development packages that the aarch64 cross build links against (PCRE2
-# for the tokenizer, GoogleTest for the tests) into one folder, the KAZEIA_AARCH64_DEPS root of
-# cmake/aarch64-linux-gnu.toolchain.cmake.
+# Unpacks Debian's arm64 development packages that the aarch64 cross build's tests link against
+# (GoogleTest; PCRE2, the pre-tokenizer tests' oracle) into one folder, the KAZEIA_AARCH64_DEPS
+# root of cmake/aarch64-linux-gnu.toolchain.cmake.
 #
 # apt runs with its own state, cache and source list under that folder (APT::Architecture=arm64),
 # so the host's package lists, dpkg database and architecture list are not touched; only

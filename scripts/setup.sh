@@ -5,7 +5,9 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev   # tests and micro-benchmarks
-  libpcre2-dev                                  # Unicode-aware regex for the pre-tokenizer
+  libpcre2-dev                                  # regex oracle of the pre-tokenizer's tests
+  clang libclang-rt-14-dev                      # libFuzzer targets (scripts/fuzz.sh)
+  unicode-data                                  # scripts/gen_unicode_tables.py's input
   nlohmann-json3-dev                            # fixtures in tests
   python3 python3-jinja2                        # chat templates rendered by real Jinja in tests
   openjdk-17-jdk-headless                       # JNI bindings and their Java test

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs every test with CTest, then the
-# ARM64 build under qemu emulation.
+# The whole test suite: installs what is missing, builds, runs every test with CTest, checks the
+# libraries' run-time dependencies, runs the fuzzers briefly, then the ARM64 build under qemu
+# emulation (which also lays out the Android package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 # PoCL is installed (setup.sh), so the OpenCL tests must find a device here rather than skip.
 KAZEIA_REQUIRE_OPENCL=1 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
+# libkazeia.so and the JNI library may need only the C/C++ run-time (docs/android.md).
+scripts/check_needed.sh build
+# The fuzz targets, built with clang + ASan/UBSan, 30 s each (docs/reliability.md).
+scripts/fuzz.sh 30
 if [ -x scripts/test_arm.sh ]; then scripts/test_arm.sh; fi

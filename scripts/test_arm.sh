@@ -22,14 +22,16 @@
 # models, the other two qwen35-small cpu runs in both kernel orders (the kernels they use are
 # covered above), the Q8_0-cache model comparisons other than the tiny models on cpu (the NEON
 # Q8_0 attention is checked op by op in test_kernels) and the state-reuse scenarios (minutes
-# each under emulation, no ARM-specific code; the host run covers them), timing assertions
-# (Tokenizer.LoadIsFast: emulation is ~10-50x slower), the CLI tests (they start the aarch64
+# each under emulation, no ARM-specific code; the host run covers them), the CLI tests (they start the aarch64
 # `kazeia` binary as a child process, which needs qemu registered with binfmt_misc) and
 # valgrind (a host tool). Everything here is emulated:
 # correctness, not speed.
 #
+# After the build it checks the libraries' run-time dependencies (scripts/check_needed.sh) and
+# lays out the Android package from this build (scripts/package_android.sh, into out/android).
 # Needs g++-aarch64-linux-gnu and qemu-user (scripts/setup.sh installs them) and Debian's arm64
-# PCRE2 and GoogleTest packages, unpacked into build-aarch64-deps by cmake/fetch-aarch64-deps.sh.
+# PCRE2 (the tests' pre-tokenizer oracle) and GoogleTest packages, unpacked into
+# build-aarch64-deps by cmake/fetch-aarch64-deps.sh.
 # KAZEIA_ARM_LEVELS (e.g. "neon dotprod") runs a subset of the levels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +40,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|LoadIsFast|^Cli\.'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|^Cli\.'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {
@@ -52,6 +54,10 @@ cmake/fetch-aarch64-deps.sh build-aarch64-deps
 cmake --preset aarch64-linux > /dev/null
 cmake --build --preset aarch64-linux -j "$jobs"
 echo "test_arm: build $((SECONDS - start)) s"
+t0=$SECONDS
+scripts/check_needed.sh build-aarch64
+scripts/package_android.sh build-aarch64 out/android  # stripped, checked: the app's package
+echo "test_arm: package $((SECONDS - t0)) s"
 
 summary=()
 ctest_arm() {

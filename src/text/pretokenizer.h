@@ -1,31 +1,28 @@
-// Pre-tokenizer: splits text into the pieces that BPE merges independently (tokenizer.md §3.2),
-// with the Qwen regexes run by PCRE2 (UTF + UCP, JIT when available).
+// Pre-tokenizer: splits text into the pieces that BPE merges independently (tokenizer.md §3.2).
+// A hand-written matcher for the qwen2 / qwen35 regexes, step by step as llama.cpp's
+// `unicode_regex_split_custom_qwen2` / `_qwen35`, over the classes of text/unicode_tables.h.
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "text/vocab.h"
 
-struct pcre2_real_code_8;
-
 namespace kz {
 
 class PreTokenizer {
  public:
-  explicit PreTokenizer(PreTokenizerKind kind);  // compiles the pattern once
+  explicit PreTokenizer(PreTokenizerKind kind) : marks_(kind == PreTokenizerKind::kQwen35) {}
 
-  // `text` must be valid UTF-8 without surrogates (see to_regex_input). Returns the end offset
-  // of each piece; the pieces are contiguous and cover `text`.
+  // `text` is meant to be to_regex_input's view (valid UTF-8 without surrogates), but any bytes
+  // are safe: they are decoded by next_cpt_lenient (an invalid byte is one U+FFFD; surrogates,
+  // like U+FFFD, have no class). Returns the end offset of each piece; the pieces are contiguous
+  // and cover `text`. Thread-safe.
   std::vector<size_t> split(std::string_view text) const;
 
  private:
-  struct CodeDeleter {
-    void operator()(pcre2_real_code_8* code) const;
-  };
-  std::unique_ptr<pcre2_real_code_8, CodeDeleter> code_;
+  bool marks_;  // qwen35: letter runs take combining marks (\p{M}) too
 };
 
 }  // namespace kz

@@ -22,49 +22,11 @@ void append_utf8(std::string& out, uint32_t cpt) {
 
 namespace {
 
-bool is_cont(uint8_t b) {
-  return (b & 0xC0) == 0x80;
-}
-
-// llama.cpp `unicode_cpt_from_utf8`: the lead byte gives the length, the continuation bytes must
-// be 10xxxxxx; nothing else is checked. Returns false (consume one byte) on failure.
-bool lenient_decode(std::string_view s, size_t i, uint32_t& cpt, size_t& len) {
-  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[i + k]); };
-  const size_t left = s.size() - i;
-  const uint8_t b0 = b(0);
-  if (b0 < 0x80) {
-    cpt = b0, len = 1;
-  } else if ((b0 & 0x40) == 0) {
-    return false;
-  } else if ((b0 & 0x20) == 0) {
-    if (left < 2 || !is_cont(b(1))) return false;
-    cpt = ((b0 & 0x1Fu) << 6) | (b(1) & 0x3Fu), len = 2;
-  } else if ((b0 & 0x10) == 0) {
-    if (left < 3 || !is_cont(b(1)) || !is_cont(b(2))) return false;
-    cpt = ((b0 & 0x0Fu) << 12) | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu), len = 3;
-  } else if ((b0 & 0x08) == 0) {
-    if (left < 4 || !is_cont(b(1)) || !is_cont(b(2)) || !is_cont(b(3))) return false;
-    cpt = ((b0 & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
-    len = 4;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 bool is_surrogate(uint32_t cpt) {
   return cpt >= 0xD800 && cpt <= 0xDFFF;
 }
 
 }  // namespace
-
-uint32_t next_cpt_lenient(std::string_view s, size_t& i) {
-  uint32_t cpt = 0;
-  size_t len = 1;
-  if (!lenient_decode(s, i, cpt, len) || cpt > 0x10FFFF) cpt = kReplacementChar;
-  i += len;
-  return cpt;
-}
 
 RegexInput to_regex_input(std::string_view text) {
   RegexInput r;
@@ -107,7 +69,7 @@ Utf8Status next_utf8(std::string_view s, size_t& len) {
   for (size_t k = 1; k <= need; ++k) {
     if (k >= s.size()) return Utf8Status::kIncomplete;
     const auto b = static_cast<uint8_t>(s[k]);
-    const bool ok = k == 1 ? (b >= lo && b <= hi) : is_cont(b);
+    const bool ok = k == 1 ? (b >= lo && b <= hi) : is_utf8_continuation(b);
     if (!ok) {
       len = k;
       return Utf8Status::kInvalid;

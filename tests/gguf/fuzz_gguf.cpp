@@ -6,7 +6,8 @@
 //       -o fuzz_gguf
 //   ./fuzz_gguf -max_total_time=60 corpus/
 //
-// (seed corpus/ with a few small .gguf files, e.g. the metadata part of a fixture model).
+// (seed corpus/ with a few small .gguf files, e.g. the metadata part of a fixture model), or
+// build the target fuzz_gguf of a -DKAZEIA_FUZZ=ON build (tests/fuzz/pretokenizer_fuzz.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>

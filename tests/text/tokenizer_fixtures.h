@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gguf/gguf.h"
 #include "text/tokenizer.h"
@@ -23,6 +24,19 @@ inline std::string read_file_bytes(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The test strings of vocab/NAME.inp (tokenizer.md §4, tests/test-tokenizer-0.cpp): separated by
+// "\n__ggml_vocab_test__\n", which also ends the file.
+inline std::vector<std::string> read_vocab_inputs(const std::string& name) {
+  const std::string inp = read_file_bytes(fixture_path("vocab/" + name + ".inp"));
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  std::vector<std::string> inputs;
+  for (size_t pos = 0, next; (next = inp.find(sep, pos)) != std::string::npos;) {
+    inputs.push_back(inp.substr(pos, next - pos));
+    pos = next + sep.size();
+  }
+  return inputs;
 }
 
 inline Tokenizer load_tokenizer(const std::string& rel) {

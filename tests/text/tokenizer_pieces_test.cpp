@@ -1,8 +1,9 @@
 // The tokenizer's parts on their edges: UTF-8 handling, the byte alphabet, the pre-tokenizer's
-// character classes (llama.cpp's, not PCRE2's defaults) and long inputs.
+// rules and character classes (llama.cpp's, not a regex engine's defaults) and long inputs.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "text/pretokenizer.h"
@@ -72,7 +73,7 @@ TEST(PreTokenizer, Qwen2Pieces) {
   EXPECT_EQ(pre.split(""), Ends{});
 }
 
-// tokenizer.md §3.2 item 5: whitespace is llama.cpp's set; PCRE2's \s would add U+180E.
+// tokenizer.md §3.2 item 5: whitespace is llama.cpp's set; PCRE2's \s, for one, adds U+180E.
 TEST(PreTokenizer, WhitespaceIsLlamaCppSet) {
   const PreTokenizer pre(PreTokenizerKind::kQwen2);
   EXPECT_EQ(pre.split(".\xE1\xA0\x8E"), (Ends{4}));     // U+180E: punctuation, joins '.'
@@ -91,6 +92,46 @@ TEST(PreTokenizer, Qwen35LettersTakeMarks) {
   EXPECT_EQ(PreTokenizer(PreTokenizerKind::kQwen35).split("!\xCC\x81"), (Ends{3}));
   EXPECT_EQ(PreTokenizer(PreTokenizerKind::kQwen2).split("!!\xCC\x81"), (Ends{4}));
   EXPECT_EQ(PreTokenizer(PreTokenizerKind::kQwen35).split("!!\xCC\x81"), (Ends{2, 4}));
+}
+
+std::vector<std::string> pieces(PreTokenizerKind kind, std::string_view text) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (size_t end : PreTokenizer(kind).split(text)) {
+    out.emplace_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return out;
+}
+
+// tokenizer.md §3.2, rule by rule, as pieces.
+TEST(PreTokenizer, SpecRules) {
+  using P = std::vector<std::string>;
+  const auto q2 = PreTokenizerKind::kQwen2;
+  const auto q35 = PreTokenizerKind::kQwen35;
+  // 1. Contractions, any case; a lone or unknown one is punctuation or a word prefix.
+  EXPECT_EQ(pieces(q2, "don't WE'LL they'Re I'd"),
+            (P{"don", "'t", " WE", "'LL", " they", "'Re", " I", "'d"}));
+  EXPECT_EQ(pieces(q2, "'ve'll''s"), (P{"'ve", "'ll", "''", "s"}));
+  EXPECT_EQ(pieces(q2, "'x 'l"), (P{"'x", " '", "l"}));
+  // 2. A word takes one code point before it, anything but CR, LF or a number.
+  EXPECT_EQ(pieces(q2, "(hello)\tworld\nfoo9bar"),
+            (P{"(hello", ")", "\tworld", "\n", "foo", "9", "bar"}));
+  // 3. Numbers one by one, of any script and kind (Nd, No, Nl).
+  EXPECT_EQ(pieces(q2, "2024年 ١٢ x²Ⅻ"),
+            (P{"2", "0", "2", "4", "年", " ", "١", "٢", " x", "²", "Ⅻ"}));
+  // 4. Punctuation runs: one space before, CR / LF after.
+  EXPECT_EQ(pieces(q2, "x ...\r\n\ny"), (P{"x", " ...\r\n\n", "y"}));
+  // 5. Spaces: up to the last CR / LF; before a non-space all but the last; at the end all.
+  EXPECT_EQ(pieces(q2, "a \t\n \n  b"), (P{"a", " \t\n \n", " ", " b"}));
+  EXPECT_EQ(pieces(q2, "a\u3000\u3000b  "), (P{"a", "\u3000", "\u3000b", "  "}));
+  EXPECT_EQ(pieces(q2, "1  2"), (P{"1", " ", " ", "2"}));  // the last space alone before a number
+  // Marks: qwen2 words stop at them, qwen35 words take them.
+  EXPECT_EQ(pieces(q2, "नमस्ते"), (P{"नमस", "्त", "े"}));
+  EXPECT_EQ(pieces(q35, "नमस्ते"), (P{"नमस्ते"}));
+  EXPECT_EQ(pieces(q2, "cafe\u0301!"), (P{"cafe", "\u0301!"}));
+  EXPECT_EQ(pieces(q35, "cafe\u0301!"), (P{"cafe\u0301", "!"}));
+  EXPECT_EQ(pieces(q35, "1\uFE0F\u20E3"), (P{"1", "\uFE0F\u20E3"}));  // keycap: number, marks
 }
 
 TEST(PreTokenizer, LongRuns) {

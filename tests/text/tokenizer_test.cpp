@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -25,17 +24,11 @@ struct Vector {
   std::vector<int32_t> ids;
 };
 
-// tests/test-tokenizer-0.cpp: inputs separated by "\n__ggml_vocab_test__\n" (the file ends with
-// one); one line of ids per input, stripped, space separated.
+// tests/test-tokenizer-0.cpp: one line of ids per input, stripped, space separated.
 std::vector<Vector> read_vectors(const std::string& name) {
-  const std::string inp = read_file_bytes(fixture_path("vocab/" + name + ".inp"));
   const std::string out = read_file_bytes(fixture_path("vocab/" + name + ".out"));
-  const std::string sep = "\n__ggml_vocab_test__\n";
   std::vector<Vector> vs;
-  for (size_t pos = 0, next; (next = inp.find(sep, pos)) != std::string::npos;) {
-    vs.push_back({inp.substr(pos, next - pos), {}});
-    pos = next + sep.size();
-  }
+  for (std::string& text : test::read_vocab_inputs(name)) vs.push_back({std::move(text), {}});
   std::istringstream lines(out);
   std::string line;
   for (Vector& v : vs) {
@@ -164,16 +157,6 @@ TEST(Tokenizer, TinyModelVocab) {
     EXPECT_EQ(tok.encode("<think>", true), std::vector<int32_t>{1022});
     EXPECT_NE(tok.encode("<think>", false), std::vector<int32_t>{1022});
   }
-}
-
-TEST(Tokenizer, LoadIsFast) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Tokenizer tok = test::load_tokenizer("vocab/ggml-vocab-qwen2.gguf");
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("loading the 151,936-token vocabulary took %.3f s\n", s);
-#ifdef NDEBUG
-  EXPECT_LT(s, 0.5);
-#endif
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan; tests/fuzz) into build-fuzz and runs each for
+# SECONDS (default 30): the pre-tokenizer against its PCRE2 oracle (seeds: tests/fuzz/corpus/
+# pretokenizer) and the GGUF reader (seeds: the fixtures' tokenizer files). New inputs are kept in
+# build-fuzz/corpus-NAME; a crash or a mismatch fails the script and leaves the input beside it.
+# Usage: scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+fixtures=${KAZEIA_FIXTURES:-../shared/fixtures}
+
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
+  -DKAZEIA_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null
+cmake --build build-fuzz -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf
+
+run() {  # NAME SEED_DIR... [libFuzzer flags]
+  local name=$1
+  shift
+  mkdir -p "build-fuzz/corpus-$name"
+  local t0=$SECONDS log="build-fuzz/$name.log" status=0
+  (cd build-fuzz && "tests/$name" -max_total_time="$seconds" -print_final_stats=1 \
+    "corpus-$name" "$@") > "$log" 2>&1 || status=$?
+  grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$log" | sed "s/^/fuzz: $name /" || :
+  if [ "$status" -ne 0 ]; then
+    tail -40 "$log" >&2
+    echo "fuzz: $name failed (exit $status); the log is $log, the input in build-fuzz" >&2
+    exit 1
+  fi
+  echo "fuzz: $name ran $((SECONDS - t0)) s, no crash"
+}
+run pretokenizer_fuzz ../tests/fuzz/corpus/pretokenizer
+run fuzz_gguf "$(realpath "$fixtures/vocab")" -max_len=65536
