@@ -11,6 +11,7 @@
 #include "sampling/sampler.h"
 #include "text/detokenizer.h"
 #include "text/tokenizer.h"
+#include "text/tokenizer_utf8.h"
 #include "text/vocab.h"
 
 namespace kz::cli {
@@ -31,10 +32,11 @@ int cmd_run(int argc, char** argv) {
   SamplingParams sp;
   std::string prompt, prompt_file;
   int n_predict = 128;
-  bool ignore_eos = false, no_display_prompt = false;
+  bool ignore_eos = false, no_display_prompt = false, special = false;
   ArgParser p("kazeia run",
-              "Complete a prompt: the text is tokenized as is (ChatML markers like <|im_start|> "
-              "become special tokens), evaluated as one batch, then continued token by token.");
+              "Complete a prompt: the text is tokenized as plain text (with --special, ChatML "
+              "markers like <|im_start|> become control tokens), evaluated as one batch, then "
+              "continued token by token.");
   engine.declare(p);
   p.add("-p,--prompt", "TEXT", "prompt text", &prompt);
   p.add("-f,--file", "FILE", "read the prompt from a file", &prompt_file);
@@ -48,12 +50,17 @@ int cmd_run(int argc, char** argv) {
         &sp.repeat_last_n);
   p.add("--presence-penalty", "P", "presence penalty; 0 = off (default 0)", &sp.presence_penalty);
   p.add("-s,--seed", "N", "random seed (default 0)", &sp.seed);
+  p.add_switch("--special",
+               "control-token texts in the prompt (<|im_start|>, <|im_end|>...) become those "
+               "tokens; without it they are plain text",
+               &special);
   p.add_switch("--ignore-eos", "keep generating past end-of-turn tokens", &ignore_eos);
   p.add_switch("--no-display-prompt", "print only the generated text, not the prompt first",
                &no_display_prompt);
   if (!p.parse(argc, argv)) return 0;
   if (engine.model.empty()) fail("missing -m MODEL");
   if (!prompt_file.empty()) prompt = read_file(prompt_file);
+  if (!is_valid_utf8(prompt)) fail("the prompt is not valid UTF-8");
   if (n_predict < 0) fail("invalid value ", n_predict, " for --n-predict (expected >= 0)");
 
   Timer load_timer;
@@ -67,7 +74,7 @@ int cmd_run(int argc, char** argv) {
   Sampler sampler(sp, int(model->info().n_vocab));
   const double load_s = load_timer.seconds();
 
-  const std::vector<int32_t> tokens = tokenizer.encode(prompt, true);
+  const std::vector<int32_t> tokens = tokenizer.encode(prompt, special);
   if (tokens.empty()) fail("the prompt is empty");
   if (int64_t(tokens.size()) >= n_ctx)
     fail("the prompt is ", tokens.size(), " tokens, which does not fit the context size ", n_ctx,

@@ -44,9 +44,16 @@ std::shared_ptr<Engine> Engine::load(const std::string& path) {
 
 Engine::~Engine() = default;
 
-std::string Engine::render(std::span<const ChatMessage> messages,
-                           const GenerateParams& params) const {
-  return render_chat(chat_format_, messages, params.add_generation_prompt, params.enable_thinking);
+RenderedChat Engine::render(std::span<const ChatMessage> messages,
+                            const GenerateParams& params) const {
+  return render_chat_marked(chat_format_, messages, params.add_generation_prompt,
+                            params.enable_thinking);
+}
+
+std::vector<int32_t> Engine::encode_chat(std::span<const ChatMessage> messages,
+                                         const GenerateParams& params) const {
+  const RenderedChat chat = render(messages, params);
+  return tokenizer_->encode(chat.text, chat.markup);
 }
 
 }  // namespace kz

@@ -80,8 +80,12 @@ class Engine {
   const Model& model() const { return *model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   ChatFormat chat_format() const { return chat_format_; }
-  // Renders messages in the model's chat format (validates roles and UTF-8).
-  std::string render(std::span<const ChatMessage> messages, const GenerateParams& params) const;
+  // Renders messages in the model's chat format (validates roles and UTF-8), with the spans of
+  // the template's markup: only those may become control tokens (no role spoofing).
+  RenderedChat render(std::span<const ChatMessage> messages, const GenerateParams& params) const;
+  // The rendered messages as tokens: markup's control tokens, message text as plain text.
+  std::vector<int32_t> encode_chat(std::span<const ChatMessage> messages,
+                                   const GenerateParams& params) const;
 
  private:
   Engine() = default;

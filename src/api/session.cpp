@@ -149,8 +149,7 @@ Session::~Session() = default;
 GenerateResult Session::generate(std::span<const ChatMessage> messages,
                                  const GenerateParams& params, const TokenCallback& on_text) {
   const Engine& engine = *impl_->engine_;
-  const std::string text = engine.render(messages, params);
-  const std::vector<int32_t> prompt = engine.tokenizer().encode(text, true);
+  const std::vector<int32_t> prompt = engine.encode_chat(messages, params);
   // Every message starts with <|im_start|>: checkpoint there, where histories branch.
   std::vector<int64_t> boundaries;
   const int32_t im_start = engine.tokenizer().find_token("<|im_start|>");

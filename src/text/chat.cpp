@@ -85,8 +85,32 @@ void split_reasoning(std::string_view& content, std::string_view& reasoning) {
   content = lstrip_newlines(content.substr(content.rfind(kThinkClose) + kThinkClose.size()));
 }
 
-void append(std::string& out, std::initializer_list<std::string_view> parts) {
-  for (std::string_view p : parts) out += p;
+// A piece of the rendering: the template's markup unless made with text().
+struct Part {
+  std::string_view str;
+  bool is_text = false;
+  Part(std::string_view s) : str(s) {}
+  Part(const char* s) : str(s) {}
+  Part(const std::string& s) : str(s) {}
+};
+
+// Message text: never markup, whatever it contains.
+Part text(std::string_view s) {
+  Part p(s);
+  p.is_text = true;
+  return p;
+}
+
+void append(RenderedChat& out, std::initializer_list<Part> parts) {
+  for (const Part& p : parts) {
+    const size_t begin = out.text.size();
+    out.text += p.str;
+    if (p.is_text || p.str.empty()) continue;
+    if (!out.markup.empty() && out.markup.back().end == begin)
+      out.markup.back().end = out.text.size();
+    else
+      out.markup.push_back({begin, out.text.size()});
+  }
 }
 
 void validate(std::span<const ChatMessage> messages) {
@@ -101,11 +125,11 @@ void validate(std::span<const ChatMessage> messages) {
 }
 
 // Role "tool": consecutive results share one user turn.
-void append_tool(std::string& out, std::span<const ChatMessage> messages, size_t i,
+void append_tool(RenderedChat& out, std::span<const ChatMessage> messages, size_t i,
                  std::string_view content, bool open) {
   if (open) append(out, {kStart, "user"});
-  append(out, {"\n<tool_response>\n", content, "\n</tool_response>"});
-  if (i + 1 == messages.size() || messages[i + 1].role != "tool") out += kEnd;
+  append(out, {"\n<tool_response>\n", text(content), "\n</tool_response>"});
+  if (i + 1 == messages.size() || messages[i + 1].role != "tool") append(out, {kEnd});
 }
 
 // The last user message that is not a wrapped tool result; turns after it are the current answer.
@@ -117,11 +141,12 @@ std::ptrdiff_t last_query_index(std::span<const ChatMessage> messages, ContentOf
 }
 
 // spec/chat.md §3.
-std::string render_qwen3(std::span<const ChatMessage> messages, bool add_generation_prompt,
-                         bool enable_thinking) {
-  std::string out;
+RenderedChat render_qwen3(std::span<const ChatMessage> messages, bool add_generation_prompt,
+                          bool enable_thinking) {
+  RenderedChat out;
   const size_t n = messages.size();
-  if (messages[0].role == "system") append(out, {kStart, "system\n", messages[0].content, kEnd});
+  if (messages[0].role == "system")
+    append(out, {kStart, "system\n", text(messages[0].content), kEnd});
   std::ptrdiff_t last_query = last_query_index(
       messages, [](const ChatMessage& m) -> std::string_view { return m.content; });
   if (last_query < 0) last_query = n - 1;  // the template's default: no turn counts as "after"
@@ -129,36 +154,37 @@ std::string render_qwen3(std::span<const ChatMessage> messages, bool add_generat
   for (size_t i = 0; i < n; ++i) {
     const ChatMessage& m = messages[i];
     if (m.role == "user" || (m.role == "system" && i > 0)) {
-      append(out, {kStart, m.role, "\n", m.content, kEnd});
+      append(out, {kStart, m.role, "\n", text(m.content), kEnd});
     } else if (m.role == "assistant") {
       std::string_view content = m.content, reasoning = m.reasoning_content;
       if (reasoning.empty()) split_reasoning(content, reasoning);
       const bool after_query = static_cast<std::ptrdiff_t>(i) > last_query;
       if (after_query && (i + 1 == n || !reasoning.empty())) {
-        append(out, {kStart, "assistant\n<think>\n", lstrip_newlines(rstrip_newlines(reasoning)),
-                     "\n</think>\n\n", lstrip_newlines(content)});
+        append(out,
+               {kStart, "assistant\n<think>\n", text(lstrip_newlines(rstrip_newlines(reasoning))),
+                "\n</think>\n\n", text(lstrip_newlines(content))});
       } else {
-        append(out, {kStart, "assistant\n", content});  // earlier turns lose their reasoning
+        append(out, {kStart, "assistant\n", text(content)});  // earlier turns lose their reasoning
       }
-      out += kEnd;
+      append(out, {kEnd});
     } else if (m.role == "tool") {
       append_tool(out, messages, i, m.content, i == 0 || messages[i - 1].role != "tool");
     }
   }
   if (add_generation_prompt) {
     append(out, {kStart, "assistant\n"});
-    if (!enable_thinking) out += "<think>\n\n</think>\n\n";
+    if (!enable_thinking) append(out, {"<think>\n\n</think>\n\n"});
   }
   return out;
 }
 
 // spec/chat.md §4: every content trimmed, stricter checks, <think> always opened.
-std::string render_qwen35(std::span<const ChatMessage> messages, bool add_generation_prompt,
-                          bool enable_thinking) {
-  std::string out;
+RenderedChat render_qwen35(std::span<const ChatMessage> messages, bool add_generation_prompt,
+                           bool enable_thinking) {
+  RenderedChat out;
   const size_t n = messages.size();
   if (messages[0].role == "system")
-    append(out, {kStart, "system\n", trim(messages[0].content), kEnd});
+    append(out, {kStart, "system\n", text(trim(messages[0].content)), kEnd});
   const std::ptrdiff_t last_query =
       last_query_index(messages, [](const ChatMessage& m) { return trim(m.content); });
   if (last_query < 0) fail("render_chat: no user query found in messages");
@@ -169,17 +195,18 @@ std::string render_qwen35(std::span<const ChatMessage> messages, bool add_genera
     if (m.role == "system") {
       if (i > 0) fail("message ", i, ": system message must be at the beginning");
     } else if (m.role == "user") {
-      append(out, {kStart, "user\n", content, kEnd});
+      append(out, {kStart, "user\n", text(content), kEnd});
     } else if (m.role == "assistant") {
       std::string_view reasoning = m.reasoning_content;
       if (reasoning.empty()) split_reasoning(content, reasoning);
       reasoning = trim(reasoning);
       if (static_cast<std::ptrdiff_t>(i) > last_query) {
-        append(out, {kStart, "assistant\n<think>\n", reasoning, "\n</think>\n\n", content});
+        append(out,
+               {kStart, "assistant\n<think>\n", text(reasoning), "\n</think>\n\n", text(content)});
       } else {
-        append(out, {kStart, "assistant\n", content});
+        append(out, {kStart, "assistant\n", text(content)});
       }
-      out += kEnd;
+      append(out, {kEnd});
     } else if (m.role == "tool") {
       // `loop.previtem and …` is false for the first message, so a leading tool result gets no
       // `<|im_start|>user` opener; reproduced as the template renders it.
@@ -188,15 +215,15 @@ std::string render_qwen35(std::span<const ChatMessage> messages, bool add_genera
   }
   if (add_generation_prompt) {
     append(out, {kStart, "assistant\n"});
-    out += enable_thinking ? "<think>\n" : "<think>\n\n</think>\n\n";
+    append(out, {enable_thinking ? "<think>\n" : "<think>\n\n</think>\n\n"});
   }
   return out;
 }
 
 // llama.cpp's legacy LLM_CHAT_TEMPLATE_CHATML rendering.
-std::string render_chatml(std::span<const ChatMessage> messages, bool add_generation_prompt) {
-  std::string out;
-  for (const ChatMessage& m : messages) append(out, {kStart, m.role, "\n", m.content, kEnd});
+RenderedChat render_chatml(std::span<const ChatMessage> messages, bool add_generation_prompt) {
+  RenderedChat out;
+  for (const ChatMessage& m : messages) append(out, {kStart, m.role, "\n", text(m.content), kEnd});
   if (add_generation_prompt) append(out, {kStart, "assistant\n"});
   return out;
 }
@@ -246,8 +273,8 @@ ChatFormat detect_chat_format(std::string_view template_text) {
   return ChatFormat::ChatML;
 }
 
-std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages,
-                        bool add_generation_prompt, bool enable_thinking) {
+RenderedChat render_chat_marked(ChatFormat format, std::span<const ChatMessage> messages,
+                                bool add_generation_prompt, bool enable_thinking) {
   validate(messages);
   switch (format) {
     case ChatFormat::Qwen3:
@@ -258,6 +285,11 @@ std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages
       return render_chatml(messages, add_generation_prompt);
   }
   fail("render_chat: unknown chat format");
+}
+
+std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages,
+                        bool add_generation_prompt, bool enable_thinking) {
+  return render_chat_marked(format, messages, add_generation_prompt, enable_thinking).text;
 }
 
 }  // namespace kz

@@ -10,6 +10,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "text/text_span.h"
 
 namespace kz {
 
@@ -33,9 +36,20 @@ std::string_view chat_format_name(ChatFormat format);
 // a template that is not ChatML at all.
 ChatFormat detect_chat_format(std::string_view template_text);
 
+// A rendered conversation and which of its bytes are the template's own markup (<|im_start|>,
+// role names, <think> blocks...), as opposed to message text: only markup may become control
+// tokens, so that a message cannot open a turn of another role (Tokenizer::encode with spans).
+struct RenderedChat {
+  std::string text;
+  std::vector<TextSpan> markup;  // in order, not adjacent to one another
+};
+
 // Renders the conversation. enable_thinking corresponds to the template variable of that name,
 // which llama.cpp always defines (default true). Throws kz::Error naming the message index for
 // invalid UTF-8 or an unknown role, and for the conversations the templates reject.
+RenderedChat render_chat_marked(ChatFormat format, std::span<const ChatMessage> messages,
+                                bool add_generation_prompt, bool enable_thinking);
+// The text alone.
 std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages,
                         bool add_generation_prompt, bool enable_thinking);
 

@@ -1,6 +1,7 @@
 #include "text/tokenizer.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "base/error.h"
 #include "text/tokenizer_bpe.h"
@@ -11,17 +12,30 @@ namespace kz {
 
 Tokenizer::Tokenizer(Vocab vocab) : vocab_(std::move(vocab)), pre_(vocab_.pre) {}
 
+namespace {
+
+// Whether [begin, end) lies inside one of the sorted spans.
+bool inside(std::span<const TextSpan> spans, size_t begin, size_t end) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), begin,
+                             [](size_t pos, const TextSpan& s) { return pos < s.begin; });
+  return it != spans.begin() && end <= std::prev(it)->end;
+}
+
+}  // namespace
+
 // llama.cpp `tokenizer_st_partition`: each special token, longest first, splits every raw
-// fragment at each of its occurrences (left to right, non-overlapping).
+// fragment at each of its occurrences (left to right, non-overlapping); CONTROL and UNKNOWN
+// tokens only where `special` allows them.
 std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
-                                                      bool parse_special) const {
+                                                      std::span<const TextSpan> special) const {
   std::vector<Fragment> frags;
   if (!text.empty()) frags.push_back({-1, 0, text.size()});
   std::vector<Fragment> next;
   for (int32_t id : vocab_.special_tokens) {
     const TokenType type = vocab_.types[id];
-    // Without parse_special only USER_DEFINED tokens are matched (HF added non-special tokens).
-    if (!parse_special && (type == TokenType::kControl || type == TokenType::kUnknown)) continue;
+    // USER_DEFINED tokens match everywhere (HF's added non-special tokens).
+    const bool control = type == TokenType::kControl || type == TokenType::kUnknown;
+    if (control && special.empty()) continue;
     const std::string& tok = vocab_.tokens[id];
     next.clear();
     bool found = false;
@@ -32,11 +46,16 @@ std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
       }
       size_t pos = f.begin;
       const std::string_view raw = text.substr(0, f.end);
-      for (size_t hit; (hit = raw.find(tok, pos)) != std::string_view::npos;) {
+      size_t from = pos;  // where the next search starts; a refused hit stays raw text
+      for (size_t hit; (hit = raw.find(tok, from)) != std::string_view::npos;) {
+        if (control && !inside(special, hit, hit + tok.size())) {
+          from = hit + 1;
+          continue;
+        }
         found = true;
         if (hit > pos) next.push_back({-1, pos, hit});
         next.push_back({id, hit, hit + tok.size()});
-        pos = hit + tok.size();
+        pos = from = hit + tok.size();
       }
       if (pos < f.end) next.push_back({-1, pos, f.end});
     }
@@ -58,16 +77,26 @@ void Tokenizer::encode_raw(std::string_view text, std::vector<int32_t>& out) con
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special,
                                        bool add_special) const {
+  const TextSpan whole{0, text.size()};
   std::vector<int32_t> out;
   if (add_special && vocab_.add_bos && vocab_.special.bos >= 0) out.push_back(vocab_.special.bos);
-  for (const Fragment& f : partition(text, parse_special)) {
+  const std::vector<int32_t> body = encode(
+      text, parse_special ? std::span<const TextSpan>(&whole, 1) : std::span<const TextSpan>());
+  out.insert(out.end(), body.begin(), body.end());
+  if (add_special && vocab_.add_eos && vocab_.special.eos >= 0) out.push_back(vocab_.special.eos);
+  return out;
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text,
+                                       std::span<const TextSpan> special) const {
+  std::vector<int32_t> out;
+  for (const Fragment& f : partition(text, special)) {
     if (f.token >= 0) {
       out.push_back(f.token);
     } else {
       encode_raw(text.substr(f.begin, f.end - f.begin), out);
     }
   }
-  if (add_special && vocab_.add_eos && vocab_.special.eos >= 0) out.push_back(vocab_.special.eos);
   return out;
 }
 

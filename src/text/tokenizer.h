@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "text/pretokenizer.h"
+#include "text/text_span.h"
 #include "text/vocab.h"
 
 namespace kz {
@@ -23,6 +24,11 @@ class Tokenizer {
   // tokenized as U+FFFD.
   std::vector<int32_t> encode(std::string_view text, bool parse_special,
                               bool add_special = false) const;
+  // CONTROL/UNKNOWN token texts become their tokens only where the whole text lies inside one of
+  // `special` (sorted, e.g. RenderedChat::markup): elsewhere they are plain text, so a message
+  // cannot forge a turn. Between the special tokens the text is tokenized as one, so where no
+  // message holds such a text the result is encode(text, true)'s.
+  std::vector<int32_t> encode(std::string_view text, std::span<const TextSpan> special) const;
 
   // The bytes of one token, possibly a partial UTF-8 sequence. CONTROL/UNKNOWN tokens give ""
   // unless `special`. Throws kz::Error for an id outside the vocabulary.
@@ -39,7 +45,7 @@ class Tokenizer {
     int32_t token;      // -1 for raw text
     size_t begin, end;  // raw text: bytes of the input
   };
-  std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
+  std::vector<Fragment> partition(std::string_view text, std::span<const TextSpan> special) const;
   void encode_raw(std::string_view text, std::vector<int32_t>& out) const;
 
   Vocab vocab_;

@@ -173,14 +173,30 @@ TEST(Cli, HelpOnEveryCommand) {
 }
 
 TEST(Cli, RunGeneratesAndReportsTimings) {
-  const CliResult r =
-      kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0");
+  const CliResult r = kazeia("run -m " + kTiny35 +
+                             " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0 --special");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("prefill:"), std::string::npos);
   EXPECT_NE(r.err.find("decode:"), std::string::npos);
-  EXPECT_EQ(
-      kazeia("run -m " + kTiny35 + " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0").out,
-      r.out);  // greedy is deterministic
+  EXPECT_EQ(kazeia("run -m " + kTiny35 +
+                   " -p \"<|im_start|>user\\nHello<|im_end|>\" -n 8 --temp 0 --special")
+                .out,
+            r.out);  // greedy is deterministic
+}
+
+// The prompt is plain text unless --special: "<|im_start|>" is one control token only then.
+TEST(Cli, RunTakesControlTokensOnlyWithSpecial) {
+  auto prefill_tokens = [](const CliResult& r) {
+    const size_t at = r.err.find("prefill: ");
+    EXPECT_NE(at, std::string::npos) << r.err;
+    return at == std::string::npos ? -1 : std::atoi(r.err.c_str() + at + 9);
+  };
+  const std::string cmd = "run -m " + kTiny35 + " -p \"<|im_start|>\" -n 1 --temp 0";
+  EXPECT_EQ(prefill_tokens(kazeia(cmd + " --special")), 1);
+  EXPECT_GT(prefill_tokens(kazeia(cmd)), 1);
+  const std::string bad = temp_file("bad_utf8_prompt.txt", "caf\xc3");
+  expect_error(kazeia("run -m " + kTiny35 + " -f " + bad + " -n 1"), "not valid UTF-8");
+  std::remove(bad.c_str());
 }
 
 TEST(Cli, RunEchoesThePromptUnlessAskedNotTo) {
