@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/engine.h"
+#include "testing/api_params.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
@@ -21,18 +22,11 @@ namespace {
 constexpr int kThreads = 4;
 
 GenerateParams sampled(int max_tokens, uint64_t seed) {
-  GenerateParams p;
-  p.sampling.temperature = 0.8f;
-  p.sampling.seed = seed;
-  p.max_tokens = max_tokens;
-  return p;
+  return testing::generate_params(max_tokens, 0.8f, seed);
 }
 
 SessionParams one_thread() {
-  SessionParams p;
-  p.n_ctx = 512;
-  p.n_threads = 1;
-  return p;
+  return testing::session_params(512, 1);
 }
 
 // Two turns of conversation i, the second reusing the first's prefix.

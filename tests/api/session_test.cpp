@@ -13,23 +13,18 @@
 #include <iterator>
 
 #include "base/error.h"
+#include "testing/api_params.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
 namespace {
 
 GenerateParams greedy(int max_tokens) {
-  GenerateParams p;
-  p.sampling.temperature = 0.0f;
-  p.max_tokens = max_tokens;
-  return p;
+  return testing::generate_params(max_tokens);
 }
 
 SessionParams small_session() {
-  SessionParams p;
-  p.n_ctx = 1024;
-  p.n_threads = 2;
-  return p;
+  return testing::session_params(1024, 2);
 }
 
 struct Case {
