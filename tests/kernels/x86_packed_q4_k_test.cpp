@@ -128,7 +128,10 @@ TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
       std::memset(blk.scales, 0xFF, sizeof blk.scales);  // every scale and min 63
       std::memset(blk.qs, r % 2 ? 0xFF : 0x00, sizeof blk.qs);
     }
-  const PackedQ4K pk(table, w, rows, n), avx2(*testing::table_for(Variant::kAvx2), w, rows, n);
+  // The table outlives both matrices (PackedMatrix keeps a reference to its kernels).
+  const std::optional<KernelTable> avx2_table = testing::table_for(Variant::kAvx2);
+  ASSERT_TRUE(avx2_table.has_value());
+  const PackedQ4K pk(table, w, rows, n), avx2(*avx2_table, w, rows, n);
   for (float sign : {1.0f, -1.0f}) {
     std::vector<float> x(n, sign);
     x[7] = -2 * sign;  // the extreme maps to -128 (or 127): both ends occur

@@ -81,9 +81,12 @@ inline float model_q4_5_k(DType t, const uint8_t* w, const uint8_t* a, int64_t n
   const bool q5 = t == DType::Q5_K;
   float acc[8] = {}, acc_m[4] = {}, summs = 0;
   for (int64_t i = 0; i < n / 256; ++i) {
-    const auto& x4 = reinterpret_cast<const BlockQ4K*>(w)[i];
-    const auto& x5 = reinterpret_cast<const BlockQ5K*>(w)[i];
-    const uint8_t* packed = q5 ? x5.scales : x4.scales;
+    // Super-block i viewed only as the type it is: a BlockQ5K over a Q4_K row's bytes would name
+    // an object running past the row (undefined behaviour).
+    const uint8_t* block = w + i * int64_t(q5 ? sizeof(BlockQ5K) : sizeof(BlockQ4K));
+    const BlockQ4K* x4 = q5 ? nullptr : reinterpret_cast<const BlockQ4K*>(block);
+    const BlockQ5K* x5 = q5 ? reinterpret_cast<const BlockQ5K*>(block) : nullptr;
+    const uint8_t* packed = q5 ? x5->scales : x4->scales;
     int sc[8], m[8];
     for (int s = 0; s < 8; ++s) {
       uint8_t a8, b8;
@@ -92,14 +95,15 @@ inline float model_q4_5_k(DType t, const uint8_t* w, const uint8_t* a, int64_t n
       m[s] = b8;
     }
     auto quant = [&](int e) {
-      const uint8_t byte = (q5 ? x5.qs : x4.qs)[32 * (e / 64) + e % 32];
+      const uint8_t byte = (q5 ? x5->qs : x4->qs)[32 * (e / 64) + e % 32];
       const int low = (e % 64) < 32 ? byte & 0xF : byte >> 4;
-      return q5 ? low | (((x5.qh[e % 32] >> (e / 32)) & 1) << 4) : low;
+      return q5 ? low | (((x5->qh[e % 32] >> (e / 32)) & 1) << 4) : low;
     };
     int lanes[8];
     k_lanes(
         y[i].qs, [&](int e) { return sc[e / 32]; }, quant, lanes);
-    const float dw = fp16_to_fp32(q5 ? x5.d : x4.d), dminw = fp16_to_fp32(q5 ? x5.dmin : x4.dmin);
+    const float dw = fp16_to_fp32(q5 ? x5->d : x4->d);
+    const float dminw = fp16_to_fp32(q5 ? x5->dmin : x4->dmin);
     for (int l = 0; l < 8; ++l) acc[l] = std::fmaf(y[i].d * dw, float(lanes[l]), acc[l]);
     int prod[4];
     for (int k = 0; k < 4; ++k) {
