@@ -29,4 +29,5 @@ run() {  # NAME SEED_DIR... [libFuzzer flags]
   echo "fuzz: $name ran $((SECONDS - t0)) s, no crash"
 }
 run pretokenizer_fuzz ../tests/fuzz/corpus/pretokenizer
-run fuzz_gguf "$(realpath "$fixtures/vocab")" -max_len=65536
+gguf_seeds=$(realpath -e "$fixtures/vocab")  # a missing folder fails here, not silently below
+run fuzz_gguf "$gguf_seeds" -max_len=65536

@@ -81,10 +81,14 @@ for so in "$lib" "$jni"; do
     *) fail "$name has the run path '$runpath' (a build machine's folder)" ;;
   esac
 done
-stray=$(dynamic_exports "$lib" | grep -v '^kz_' | head -n 5 | paste -sd ' ' -) || true
+# Read once, outside the filters, so that a failing readelf stops the script (set -e).
+lib_exports=$(dynamic_exports "$lib")
+jni_exports=$(dynamic_exports "$jni")
+[ -n "$lib_exports" ] || fail "libkazeia.so exports nothing"
+stray=$(grep -v '^kz_' <<< "$lib_exports" | head -n 5 | paste -sd ' ' -) || :
 [ -z "$stray" ] || fail "libkazeia.so exports more than kz_*: $stray"
-stray=$(dynamic_exports "$jni" | grep -Ev '^(Java_ai_kazeia_|JNI_OnLoad$|JNI_OnUnload$)' |
-  head -n 5 | paste -sd ' ' -) || true
+stray=$(grep -Ev '^(Java_ai_kazeia_|JNI_OnLoad$|JNI_OnUnload$)' <<< "$jni_exports" |
+  head -n 5 | paste -sd ' ' -) || :
 [ -z "$stray" ] || fail "libkazeia_jni.so exports more than its JNI functions: $stray"
 needs_lib=$(readelf -d "$jni" | sed -n 's/.*(NEEDED).*\[\(libkazeia\.so[^]]*\)\]$/\1/p')
 [ -n "$needs_lib" ] || fail "libkazeia_jni.so does not need libkazeia.so"
@@ -102,10 +106,12 @@ versions=$(javap -v -cp "$jar" ai.kazeia.Native ai.kazeia.Session ai.kazeia.Engi
 for v in $versions; do
   [ "$v" -le 55 ] || fail "kazeia.jar has class files of version $v (Java $((v - 44))); Java 11 (55) at most"
 done
+methods=$(javap -p -cp "$jar" ai.kazeia.Native | sed -n 's/.* native .* \([A-Za-z0-9_]*\)(.*/\1/p')
+[ -n "$methods" ] || fail "found no native method in kazeia.jar's ai.kazeia.Native"
 missing=
-for method in $(javap -p -cp "$jar" ai.kazeia.Native | sed -n 's/.* native .* \([A-Za-z0-9_]*\)(.*/\1/p'); do
+for method in $methods; do
   symbol=Java_ai_kazeia_Native_${method//_/_1}
-  dynamic_exports "$jni" | grep -qx "$symbol" || missing="$missing $symbol"
+  grep -qx "$symbol" <<< "$jni_exports" || missing="$missing $symbol"
 done
 [ -z "$missing" ] || fail "libkazeia_jni.so lacks the native methods of kazeia.jar:$missing"
 

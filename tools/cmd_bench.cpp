@@ -172,7 +172,7 @@ int cmd_bench(int argc, char** argv) {
     for (int64_t depth : depths) {
       // -c sizes the state (e.g. to measure the memory of a 4096-token context).
       const int64_t n_ctx =
-          std::max<int64_t>(engine.context_size(*model, 0), depth + std::max(n_prompt, n_gen) + 1);
+          std::max<int64_t>(engine.context_size(0), depth + std::max(n_prompt, n_gen) + 1);
       // The (untimed) context is evaluated once. Each run then starts from it as the runtime
       // resumes a sequence: attention layers truncated back to `depth` (positions past it are
       // rewritten before they are read) and the recurrent states restored from a copy.

@@ -34,8 +34,7 @@ int cmd_chat(int argc, char** argv) {
   auto engine = Engine::load(engine_flags.model);
   engine_flags.check_cache_types(engine->model());
   SessionParams sp = engine_flags.session_params();
-  sp.n_ctx =
-      engine_flags.context_size(engine->model(), EngineFlags::default_context(engine->model()));
+  sp.n_ctx = engine_flags.context_size(EngineFlags::default_context(engine->model()));
   Session session(engine, sp);
   EngineFlags::warn_past_training(engine->model(), sp.n_ctx);
 

@@ -36,7 +36,7 @@ int cmd_logits(int argc, char** argv) {
   auto model = Model::load(engine.model);
   auto devices = engine.open_devices(*model);
   Backend& backend = devices->backend();
-  const int64_t n_ctx = engine.context_size(*model, int64_t(ids.size() + then.size()));
+  const int64_t n_ctx = engine.context_size(int64_t(ids.size() + then.size()));
   SequenceState state = engine.new_state(*model, n_ctx);
   Scratch scratch;
   std::vector<float> logits;

@@ -66,7 +66,6 @@ int cmd_perplexity(int argc, char** argv) {
   const Tokenizer tok(load_vocab(model->file()));
   const int64_t V = model->info().n_vocab;
   const int64_t n_ctx = engine.context_size(
-      *model,
       std::min<int64_t>(model->info().n_ctx_train > 0 ? model->info().n_ctx_train : 512, 4096));
   if (n_ctx < 4) fail("invalid value ", n_ctx, " for --ctx-size (expected >= 4)");
   if (batch == 0 || batch > n_ctx) batch = n_ctx;

@@ -68,7 +68,7 @@ int cmd_run(int argc, char** argv) {
   const Tokenizer tokenizer(load_vocab(model->file()));
   auto devices = engine.open_devices(*model);
   Backend& backend = devices->backend();
-  const int64_t n_ctx = engine.context_size(*model, EngineFlags::default_context(*model));
+  const int64_t n_ctx = engine.context_size(EngineFlags::default_context(*model));
   SequenceState state = engine.new_state(*model, n_ctx);
   EngineFlags::warn_past_training(*model, n_ctx);
   Sampler sampler(sp, int(model->info().n_vocab));

@@ -1,7 +1,6 @@
 #include "common.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
@@ -47,9 +46,7 @@ void EngineFlags::declare(ArgParser& p) {
 }
 
 int EngineFlags::resolved_threads() const {
-  if (threads == 0)
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
-  return checked_thread_count(threads, "--threads");
+  return resolve_thread_count(threads, "--threads");
 }
 
 DType EngineFlags::k_type() const {
@@ -93,7 +90,7 @@ SessionParams EngineFlags::session_params() const {
   return sp;
 }
 
-int64_t EngineFlags::context_size(const Model& model, int64_t fallback) const {
+int64_t EngineFlags::context_size(int64_t fallback) const {
   if (ctx == kCtxNotGiven) return fallback;
   if (ctx < 1) fail("invalid --ctx-size ", ctx, " (expected at least 1)");
   return ctx;

@@ -40,7 +40,7 @@ struct EngineFlags {
   // multiple of 32).
   void check_cache_types(const Model& model) const;
   // --ctx-size if given (at least 1, else throws), else `fallback`.
-  int64_t context_size(const Model& model, int64_t fallback) const;
+  int64_t context_size(int64_t fallback) const;
   // Warns on stderr when a context of n_ctx tokens (made: this is not an error) is longer than
   // the model was trained for.
   static void warn_past_training(const Model& model, int64_t n_ctx);

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "api/engine.h"
 #include "api/stop_strings.h"
@@ -22,12 +21,6 @@
 namespace kz {
 namespace {
 
-int resolve_threads(int n) {
-  if (n == 0)
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
-  return checked_thread_count(n, "thread count");
-}
-
 DeviceOptions device_options(const SessionParams& p) {
   DeviceOptions o;
   o.device = p.backend;
@@ -37,7 +30,7 @@ DeviceOptions device_options(const SessionParams& p) {
   o.repack = p.repack;
   o.op_filter = p.op_filter;
   o.cache_dir = p.cache_dir;
-  o.n_threads = resolve_threads(p.n_threads);
+  o.n_threads = resolve_thread_count(p.n_threads, "thread count");
   o.k_type = parse_kv_cache_type(p.k_type, "K cache type");
   o.v_type = parse_kv_cache_type(p.v_type, "V cache type");
   return o;

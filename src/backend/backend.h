@@ -107,4 +107,21 @@ class Backend {
                               int64_t rows, float eps, float* y) = 0;
 };
 
+// Runs f(), which calls ops on `be`, then be.sync(). If f throws, be.sync() still runs first (the
+// queued ops finish before the host touches what they use; a second error is dropped) and the
+// first error is rethrown.
+template <class F>
+void run_and_sync(Backend& be, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    try {
+      be.sync();
+    } catch (...) {
+    }
+    throw;
+  }
+  be.sync();
+}
+
 }  // namespace kz

@@ -77,16 +77,7 @@ void InterceptingBackend::sync() {
 }
 
 void run_synced(const OpCall& call, Backend& be) {
-  try {
-    call.run(be);
-  } catch (...) {
-    try {
-      be.sync();  // what was queued before the error, before the host touches it
-    } catch (...) {
-    }
-    throw;
-  }
-  be.sync();
+  run_and_sync(be, [&] { call.run(be); });
 }
 
 OpCall InterceptingBackend::make_call(std::string_view kind, std::vector<std::string> values,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <system_error>
+#include <thread>
 
 #include "base/error.h"
 
@@ -30,6 +31,12 @@ int checked_thread_count(int64_t n, const char* what) {
   if (n < 1 || n > kMaxThreads)
     fail("invalid ", what, " ", n, " (expected 1 to ", kMaxThreads, ")");
   return int(n);
+}
+
+int resolve_thread_count(int64_t n, const char* what) {
+  if (n == 0)
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxThreads)));
+  return checked_thread_count(n, what);
 }
 
 ThreadPool::ThreadPool(int n_threads)

@@ -21,6 +21,8 @@ constexpr int kMaxThreads = 256;
 
 // n unless it is outside [1, kMaxThreads]: then throws kz::Error naming `what` (e.g. "--threads").
 int checked_thread_count(int64_t n, const char* what);
+// 0: every hardware thread (at most kMaxThreads); else checked_thread_count(n, what).
+int resolve_thread_count(int64_t n, const char* what);
 
 class ThreadPool {
  public:

@@ -60,9 +60,9 @@ SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, 
     fail("context size ", n_ctx, " exceeds the largest position, ",
          std::numeric_limits<int32_t>::max());
   const int64_t row = int64_t(n_head_kv) * head_dim;
-  const double bytes =
-      double(n_attn) * double(n_ctx) * double(row_bytes(k_type, row) + row_bytes(v_type, row)) +
-      double(n_recur) * double(conv_floats + ssm_floats) * sizeof(float);
+  const uint64_t k_bytes = n_ctx * row_bytes(k_type, row), v_bytes = n_ctx * row_bytes(v_type, row);
+  const double bytes = double(n_attn) * double(k_bytes + v_bytes) +
+                       double(n_recur) * double(conv_floats + ssm_floats) * sizeof(float);
   if (const uint64_t ram = physical_memory_bytes(); ram > 0 && bytes > double(ram))
     fail("a context of ", n_ctx, " tokens needs ", bytes / double(1 << 30),
          " GiB of state; this machine has ", double(ram) / double(1 << 30), " GiB of memory");
@@ -73,8 +73,8 @@ SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, 
   st.n_kv_head = n_head_kv;
   st.attn.resize(n_attn);
   for (auto& c : st.attn) {
-    c.k.assign(n_ctx * row_bytes(k_type, row), 0);
-    c.v.assign(n_ctx * row_bytes(v_type, row), 0);
+    c.k.assign(k_bytes, 0);
+    c.v.assign(v_bytes, 0);
   }
   st.recur.resize(n_recur);
   for (auto& r : st.recur) {

@@ -47,19 +47,12 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
     // Only the batch holding the last token produces logits unless all are wanted.
     Backend& be = backend.for_batch(int64_t(n));
     be.begin_batch(int64_t(n));
-    try {
+    // The end of a batch, or an error in it: the state is the host's again, for whichever device
+    // is next (or a reset, a checkpoint restored).
+    run_and_sync(be, [&] {
       forward(be, state, scratch, tokens.subspan(i, n), all_logits,
               (all_logits || last) ? out : nullptr);
-    } catch (...) {
-      // The ops queued before the error must finish before the host touches the state again
-      // (a reset, a checkpoint restored); the first error is the one to report.
-      try {
-        be.sync();
-      } catch (...) {
-      }
-      throw;
-    }
-    be.sync();  // the end of a batch: the state is the host's again, for whichever device is next
+    });
     state.n_past += n;
   }
 }

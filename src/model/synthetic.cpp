@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
-#include <thread>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
@@ -448,8 +447,7 @@ void write_synthetic_model(const SyntheticConfig& cfg, const SyntheticOptions& o
   for (const TensorPlan& t : plan)
     headers.push_back({t.name, tensor_type(t, opt.weight_type), t.ne});
 
-  const int n_threads =
-      opt.n_threads > 0 ? opt.n_threads : std::max(1, int(std::thread::hardware_concurrency()));
+  const int n_threads = resolve_thread_count(opt.n_threads, "thread count");
   ThreadPool pool(n_threads);
   std::vector<std::vector<float>> rows_f32(n_threads);
   std::vector<uint8_t> chunk;

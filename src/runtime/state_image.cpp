@@ -3,19 +3,13 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/hash.h"
 
 namespace kz {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'Z', 'S', 'T', 'A', 'T', 'E', 0};
 constexpr uint32_t kVersion = 2;  // 2: K/V caches head-major
-
-// FNV-1a, 64-bit: detects corruption (not an adversary).
-uint64_t fnv1a(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  return h;
-}
 
 class Writer {
  public:
@@ -104,7 +98,7 @@ std::vector<uint8_t> save_state_image(const Model& model, const SequenceState& s
   }
   const uint64_t total = w.out.size() + sizeof(uint64_t);
   std::memcpy(w.out.data() + sizeof(kMagic) + sizeof(kVersion), &total, sizeof(total));
-  w.put(fnv1a(w.out));
+  w.put(fnv1a(w.out.data(), w.out.size()));  // detects corruption, not an adversary
   return std::move(w.out);
 }
 
@@ -125,7 +119,8 @@ RestoredState load_state_image(const Model& model, std::span<const uint8_t> imag
   const auto total = r.get<uint64_t>("size");
   if (total != image.size())
     fail("state image: truncated or padded (", image.size(), " bytes, header says ", total, ")");
-  if (fnv1a(body) != stored_sum) fail("state image: checksum mismatch (corrupted)");
+  if (fnv1a(body.data(), body.size()) != stored_sum)
+    fail("state image: checksum mismatch (corrupted)");
   if (r.get<uint64_t>("fingerprint") != model.fingerprint())
     fail("state image: saved from another model (fingerprint mismatch)");
   const auto k_type = static_cast<DType>(r.get<uint32_t>("k type"));

@@ -80,9 +80,9 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special
   const TextSpan whole{0, text.size()};
   std::vector<int32_t> out;
   if (add_special && vocab_.add_bos && vocab_.special.bos >= 0) out.push_back(vocab_.special.bos);
-  const std::vector<int32_t> body = encode(
-      text, parse_special ? std::span<const TextSpan>(&whole, 1) : std::span<const TextSpan>());
-  out.insert(out.end(), body.begin(), body.end());
+  encode_into(text,
+              parse_special ? std::span<const TextSpan>(&whole, 1) : std::span<const TextSpan>(),
+              out);
   if (add_special && vocab_.add_eos && vocab_.special.eos >= 0) out.push_back(vocab_.special.eos);
   return out;
 }
@@ -90,6 +90,12 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special
 std::vector<int32_t> Tokenizer::encode(std::string_view text,
                                        std::span<const TextSpan> special) const {
   std::vector<int32_t> out;
+  encode_into(text, special, out);
+  return out;
+}
+
+void Tokenizer::encode_into(std::string_view text, std::span<const TextSpan> special,
+                            std::vector<int32_t>& out) const {
   for (const Fragment& f : partition(text, special)) {
     if (f.token >= 0) {
       out.push_back(f.token);
@@ -97,7 +103,6 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text,
       encode_raw(text.substr(f.begin, f.end - f.begin), out);
     }
   }
-  return out;
 }
 
 // llama.cpp `token_to_piece` (BPE branch) and `llama_decode_text`.

@@ -46,6 +46,8 @@ class Tokenizer {
     size_t begin, end;  // raw text: bytes of the input
   };
   std::vector<Fragment> partition(std::string_view text, std::span<const TextSpan> special) const;
+  void encode_into(std::string_view text, std::span<const TextSpan> special,
+                   std::vector<int32_t>& out) const;
   void encode_raw(std::string_view text, std::vector<int32_t>& out) const;
 
   Vocab vocab_;

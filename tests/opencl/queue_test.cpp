@@ -160,7 +160,6 @@ struct Poisoner final : SharedMemoryListener {
 // A scratch buffer outgrown while ops on it are queued: the queue waits before it is freed.
 TEST_P(OpenclQueue, SharedMemoryFreedWhileQueued) {
   Poisoner poisoner;  // told after the backend's queue, which waits
-  std::vector<float> want(256, 0.0f);
   SharedVector<float> keep(256, 1.0f);
   for (int round = 0; round < 3; ++round) {
     SharedVector<float> x(256, 2.0f);

@@ -79,16 +79,13 @@ OpenclBackend::OpenclBackend(int device_index, opencl::MemoryMode mode)
       delta_rule_form_ = opencl::DeltaRuleForm::kRecurrent;
     else if (form == "chunked")
       delta_rule_form_ = opencl::DeltaRuleForm::kChunked;
-    else if (form != "auto")
+    else if (form != "auto")  // auto: the default
       fail("invalid KAZEIA_OPENCL_DELTA_RULE '", form, "' (expected auto, recurrent or chunked)");
   }
 }
 
 opencl::DeltaRuleForm OpenclBackend::delta_rule_form(int64_t n_tok) const {
-  using opencl::DeltaRuleForm;
-  if (n_tok == 1) return DeltaRuleForm::kRecurrent;
-  return delta_rule_form_ == DeltaRuleForm::kChunked ? DeltaRuleForm::kChunked
-                                                     : DeltaRuleForm::kRecurrent;
+  return n_tok == 1 ? opencl::DeltaRuleForm::kRecurrent : delta_rule_form_;
 }
 
 OpenclBackend::~OpenclBackend() = default;

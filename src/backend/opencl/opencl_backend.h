@@ -39,10 +39,10 @@ enum class MemoryMode { kAuto, kCopy };
 
 // How prompts run the gated delta rule: the recurrence (16 state rows per work-item, the tokens
 // one after another) or the chunked form (a work-group per head, parallel within chunks of 32
-// tokens, the form GPUs are built for). kAuto is the recurrence, 3.6x faster than the chunked
+// tokens, the form GPUs are built for). The default is the recurrence, 3.6x faster than the chunked
 // form on PoCL (docs/benchmarks.md), until the chunked form is measured on a GPU;
 // KAZEIA_OPENCL_DELTA_RULE=recurrent|chunked chooses one.
-enum class DeltaRuleForm { kAuto, kRecurrent, kChunked };
+enum class DeltaRuleForm { kRecurrent, kChunked };
 }  // namespace opencl
 
 class OpenclBackend : public Backend {
@@ -104,7 +104,7 @@ class OpenclBackend : public Backend {
   std::unique_ptr<opencl::WeightCache> weights_;
   std::unique_ptr<opencl::ScratchBuffers> scratch_;
   std::unique_ptr<opencl::Queue> queue_;  // destroyed first: it waits for the device
-  opencl::DeltaRuleForm delta_rule_form_ = opencl::DeltaRuleForm::kAuto;
+  opencl::DeltaRuleForm delta_rule_form_ = opencl::DeltaRuleForm::kRecurrent;
 };
 
 std::unique_ptr<Backend> make_opencl_backend(int device_index);
