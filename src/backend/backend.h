@@ -77,6 +77,8 @@ class Backend {
   virtual void mul_sigmoid(float* x, const float* gate, int64_t n) = 0;
   // Splits each of `rows` rows of 2n values: a[r] = x[r][0, n), b[r] = x[r][n, 2n).
   virtual void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) = 0;
+  // The inverse: out[r] = a[r] then b[r] (rows of n), e.g. the MTP head's [embedding | hidden].
+  virtual void join_halves(const float* a, const float* b, int64_t rows, int64_t n, float* out) = 0;
 
   // Writes k, v ([n_tok][n_kv_head][head_dim]) at cache positions pos0 .. pos0+n_tok-1.
   virtual void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,

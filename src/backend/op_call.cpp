@@ -23,6 +23,7 @@ const std::vector<OpKind>& op_kinds() {
       {"add", {"width"}},
       {"mul_sigmoid", {"width"}},
       {"split_halves", {"n"}},
+      {"join_halves", {"n"}},
       {"kv_store", {"kv_heads", "head_dim", "k_type", "v_type"}},
       {"attention", {"heads", "kv_heads", "head_dim", "k_type", "v_type"}},
       {"ssm_conv", {"channels", "taps"}},
@@ -171,6 +172,15 @@ void InterceptingBackend::split_halves(const float* x, int64_t rows, int64_t n, 
   OpCall c =
       make_call("split_halves", {num(n)}, [=](Backend& b_) { b_.split_halves(x, rows, n, a, b); },
                 {f32(a, rows * n), f32(b, rows * n)});
+  c.output_rows = rows;
+  dispatch(c);
+}
+
+void InterceptingBackend::join_halves(const float* a, const float* b, int64_t rows, int64_t n,
+                                      float* out) {
+  OpCall c =
+      make_call("join_halves", {num(n)}, [=](Backend& be) { be.join_halves(a, b, rows, n, out); },
+                {f32(out, rows * 2 * n)});
   c.output_rows = rows;
   dispatch(c);
 }

@@ -34,6 +34,10 @@ void RefBackend::mul_sigmoid(float* x, const float* gate, int64_t n) {
 void RefBackend::split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) {
   ref::split_halves(x, rows, n, a, b);
 }
+
+void RefBackend::join_halves(const float* a, const float* b, int64_t rows, int64_t n, float* out) {
+  ref::join_halves(a, b, rows, n, out);
+}
 void RefBackend::kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
                           const float* v) {
   ref::kv_store(kv, pos0, n_tok, k, v);

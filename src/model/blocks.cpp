@@ -31,12 +31,17 @@ void ffn_swiglu(Backend& be, const FfnWeights& w, const float* f, int64_t n_tok,
 }
 
 void output_head(Backend& be, const float* x, int64_t n_tok, int64_t n_embd, const float* norm,
-                 float eps, const Matrix& head, bool all_logits, Scratch& s, float* logits) {
-  const int64_t rows = all_logits ? n_tok : 1;
-  const float* in = x + (n_tok - rows) * n_embd;
+                 float eps, const Matrix& head, const ForwardOutputs& out, Scratch& s) {
+  const int64_t rows = out.all_logits ? n_tok : 1;
+  if (out.hidden) {
+    be.rms_norm(x, norm, n_embd, n_tok, eps, out.hidden);
+    if (out.logits) be.matmul(head, out.hidden + (n_tok - rows) * n_embd, rows, out.logits);
+    return;
+  }
+  if (!out.logits) return;
   float* normed = s.get(kSlotLogitsIn, rows * n_embd);
-  be.rms_norm(in, norm, n_embd, rows, eps, normed);
-  be.matmul(head, normed, rows, logits);
+  be.rms_norm(x + (n_tok - rows) * n_embd, norm, n_embd, rows, eps, normed);
+  be.matmul(head, normed, rows, out.logits);
 }
 
 KvCacheView kv_view(SequenceState& st, int attn_index, int n_head_kv, int head_dim) {

@@ -30,6 +30,15 @@ enum ScratchSlot : size_t {
   kSlotCount
 };
 
+// What a forward pass writes besides the sequence state: the logits of every row or of the last
+// (null: none, e.g. an early batch of a long prompt) and, if `hidden` is set, every row's
+// final-normed hidden state.
+struct ForwardOutputs {
+  bool all_logits = false;
+  float* logits = nullptr;
+  float* hidden = nullptr;
+};
+
 struct AttentionDims {
   int n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
   float freq_base = 10000.0f, eps = 1e-6f;
@@ -49,9 +58,10 @@ struct FfnWeights {
 void ffn_swiglu(Backend& be, const FfnWeights& w, const float* f, int64_t n_tok, Scratch& s,
                 float* out);
 
-// Final RMSNorm and LM head for the rows wanted: all rows if all_logits, else the last.
+// Final RMSNorm and LM head: logits of every row or of the last (ForwardOutputs), and the
+// final-normed rows themselves if wanted.
 void output_head(Backend& be, const float* x, int64_t n_tok, int64_t n_embd, const float* norm,
-                 float eps, const Matrix& head, bool all_logits, Scratch& s, float* logits);
+                 float eps, const Matrix& head, const ForwardOutputs& out, Scratch& s);
 
 KvCacheView kv_view(SequenceState& st, int attn_index, int n_head_kv, int head_dim);
 

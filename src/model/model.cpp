@@ -30,9 +30,10 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
   fail(path, ": unsupported architecture '", arch, "' (supported: qwen3, qwen35)");
 }
 
-void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
-                 std::span<const int32_t> tokens, bool all_logits,
-                 std::vector<float>& logits) const {
+template <class Pass>
+void Model::run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
+                        bool all_logits, std::vector<float>& logits, std::vector<float>* hidden,
+                        Pass&& pass) const {
   if (tokens.empty()) fail("eval: no tokens to evaluate");
   if (state.n_past + int64_t(tokens.size()) > state.n_ctx)
     fail("context overflow: ", state.n_past, " tokens in context + ", tokens.size(),
@@ -40,21 +41,55 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
   for (int32_t t : tokens)
     if (t < 0 || t >= info_.n_vocab) fail("token id ", t, " out of range [0, ", info_.n_vocab, ")");
   logits.resize((all_logits ? tokens.size() : 1) * info_.n_vocab);
+  if (hidden) hidden->resize(tokens.size() * info_.n_embd);
   for (size_t i = 0; i < tokens.size(); i += kMaxBatch) {
     const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - i);
     const bool last = i + n == tokens.size();
-    float* out = all_logits ? logits.data() + i * info_.n_vocab : logits.data();
     // Only the batch holding the last token produces logits unless all are wanted.
+    ForwardOutputs out;
+    out.all_logits = all_logits;
+    if (all_logits || last) out.logits = logits.data() + (all_logits ? i * info_.n_vocab : 0);
+    if (hidden) out.hidden = hidden->data() + i * info_.n_embd;
     Backend& be = backend.for_batch(int64_t(n));
     be.begin_batch(int64_t(n));
     // The end of a batch, or an error in it: the state is the host's again, for whichever device
     // is next (or a reset, a checkpoint restored).
-    run_and_sync(be, [&] {
-      forward(be, state, scratch, tokens.subspan(i, n), all_logits,
-              (all_logits || last) ? out : nullptr);
-    });
+    run_and_sync(be, [&] { pass(be, i, tokens.subspan(i, n), out); });
     state.n_past += n;
   }
+}
+
+void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
+                 std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
+                 std::vector<float>* hidden) const {
+  run_batches(backend, state, tokens, all_logits, logits, hidden,
+              [&](Backend& be, size_t, std::span<const int32_t> batch, const ForwardOutputs& out) {
+                forward(be, state, scratch, batch, out);
+              });
+}
+
+SequenceState Model::new_mtp_state(int64_t, DType, DType) const {
+  fail(file_.path(), ": the model has no multi-token-prediction (MTP) layer");
+}
+
+void Model::mtp_forward(Backend&, SequenceState&, Scratch&, std::span<const int32_t>, const float*,
+                        const ForwardOutputs&) const {
+  fail(file_.path(), ": the model has no multi-token-prediction (MTP) layer");
+}
+
+void Model::mtp_eval(Backend& backend, SequenceState& state, Scratch& scratch,
+                     std::span<const int32_t> tokens, std::span<const float> hidden,
+                     bool all_logits, std::vector<float>& logits,
+                     std::vector<float>* mtp_hidden) const {
+  if (!has_mtp()) fail(file_.path(), ": the model has no multi-token-prediction (MTP) layer");
+  if (hidden.size() != tokens.size() * info_.n_embd)
+    fail("mtp_eval: ", hidden.size(), " hidden values for ", tokens.size(), " tokens of ",
+         info_.n_embd);
+  run_batches(
+      backend, state, tokens, all_logits, logits, mtp_hidden,
+      [&](Backend& be, size_t first, std::span<const int32_t> batch, const ForwardOutputs& out) {
+        mtp_forward(be, state, scratch, batch, hidden.data() + first * info_.n_embd, out);
+      });
 }
 
 }  // namespace kz

@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "gguf/gguf.h"
+#include "model/blocks.h"
 #include "model/scratch.h"
 #include "model/state.h"
 
@@ -42,22 +43,49 @@ class Model {
 
   // Evaluates `tokens` at positions state.n_past.. (in batches of at most kMaxBatch) and advances
   // state.n_past. Writes the logits of the last token ([n_vocab]) or, if all_logits, of every
-  // token ([tokens.size()][n_vocab]) to `logits`. Throws if the context would overflow.
+  // token ([tokens.size()][n_vocab]) to `logits`, and if `hidden` is given, every token's
+  // final-normed hidden state ([tokens.size()][n_embd], what the LM head multiplies; the MTP
+  // head's input). Throws if the context would overflow.
   void eval(Backend& backend, SequenceState& state, Scratch& scratch,
-            std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits) const;
+            std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
+            std::vector<float>* hidden = nullptr) const;
+
+  // Multi-token prediction (Qwen3.5's NextN layer, spec/qwen35.md §4.6), for speculative
+  // drafting. has_mtp() says whether the file has one; the others throw when it does not.
+  virtual bool has_mtp() const { return false; }
+  // The MTP layer's own state: the K/V cache of its one attention layer.
+  virtual SequenceState new_mtp_state(int64_t n_ctx, DType k_type, DType v_type) const;
+  // Runs the MTP layer on `tokens` at positions state.n_past.., row i paired with hidden row i
+  // ([tokens.size()][n_embd]: the trunk's final-normed hidden state of the previous position, or
+  // the MTP's own of the previous draft step). Writes logits like eval() and, if `mtp_hidden` is
+  // given, the MTP's own final-normed rows. Advances state.n_past.
+  void mtp_eval(Backend& backend, SequenceState& state, Scratch& scratch,
+                std::span<const int32_t> tokens, std::span<const float> hidden, bool all_logits,
+                std::vector<float>& logits, std::vector<float>* mtp_hidden = nullptr) const;
 
   static constexpr int64_t kMaxBatch = 512;
 
  protected:
   explicit Model(gguf::File file);
-  // One batch at positions state.n_past..; logits for every row if all_logits, else the last;
-  // `logits` null: skip the output head (an early batch of a long prompt).
+  // One batch at positions state.n_past..; writes what `out` asks for.
   virtual void forward(Backend& backend, SequenceState& state, Scratch& scratch,
-                       std::span<const int32_t> tokens, bool all_logits, float* logits) const = 0;
+                       std::span<const int32_t> tokens, const ForwardOutputs& out) const = 0;
+  // The MTP layer on one batch; hidden holds one row per token.
+  virtual void mtp_forward(Backend& backend, SequenceState& state, Scratch& scratch,
+                           std::span<const int32_t> tokens, const float* hidden,
+                           const ForwardOutputs& out) const;
 
   gguf::File file_;
   ModelInfo info_;
   uint64_t fingerprint_ = 0;
+
+ private:
+  // Checks, sizes the outputs and runs `pass` over batches of at most kMaxBatch tokens:
+  // pass(backend, first token, batch, outputs of the batch).
+  template <class Pass>
+  void run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
+                   bool all_logits, std::vector<float>& logits, std::vector<float>* hidden,
+                   Pass&& pass) const;
 };
 
 }  // namespace kz

@@ -29,7 +29,7 @@ class Qwen3 final : public Model {
 
  protected:
   void forward(Backend& be, SequenceState& state, Scratch& s, std::span<const int32_t> tokens,
-               bool all_logits, float* logits) const override;
+               const ForwardOutputs& out) const override;
 
  private:
   CommonHparams hp_;
@@ -82,7 +82,7 @@ SequenceState Qwen3::new_state(int64_t n_ctx, DType k_type, DType v_type) const 
 }
 
 void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const int32_t> tokens,
-                    bool all_logits, float* logits) const {
+                    const ForwardOutputs& out) const {
   const int64_t T = int64_t(tokens.size()), E = hp_.n_embd, pos0 = st.n_past;
   const int64_t QD = int64_t(hp_.n_head) * hp_.head_dim, KD = int64_t(hp_.n_head_kv) * hp_.head_dim;
   float* x = s.get(kSlotX, T * E);
@@ -112,7 +112,7 @@ void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const 
     be.add(x, proj, T * E);
   }
   be.at_layer(-1);
-  if (logits) output_head(be, x, T, E, out_norm_, hp_.eps, output_, all_logits, s, logits);
+  output_head(be, x, T, E, out_norm_, hp_.eps, output_, out, s);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "base/error.h"
@@ -35,7 +36,7 @@ struct DeltaNet {
 
 struct Qwen35Layer {
   bool recurrent;
-  int state_index;         // into SequenceState::recur or ::attn
+  int state_index = 0;     // into SequenceState::recur or ::attn
   const float* attn_norm;  // [n_embd]
   const float* post_norm;  // [n_embd], the pre-FFN norm
   GatedAttention attn;
@@ -43,17 +44,38 @@ struct Qwen35Layer {
   FfnWeights ffn;
 };
 
+// The multi-token-prediction (NextN) layer (spec/qwen35.md §4.5-4.6): the token's embedding and a
+// hidden state, normed, joined and projected, then one gated full-attention block and the head.
+struct MtpLayer {
+  Matrix embd;             // nextn.embed_tokens, else token_embd
+  const float* enorm;      // [n_embd], on the embedding
+  const float* hnorm;      // [n_embd], on the hidden state
+  Matrix eh_proj;          // {2*n_embd, n_embd}: [embedding | hidden] -> n_embd
+  Qwen35Layer block;       // full attention, its own state's attention layer 0
+  const float* head_norm;  // nextn.shared_head_norm, else output_norm
+  Matrix head;             // nextn.shared_head_head, else the output matrix
+};
+
 class Qwen35 final : public Model {
  public:
   explicit Qwen35(gguf::File file);
   SequenceState new_state(int64_t n_ctx, DType k_type, DType v_type) const override;
+  bool has_mtp() const override { return mtp_.has_value(); }
+  SequenceState new_mtp_state(int64_t n_ctx, DType k_type, DType v_type) const override;
 
  protected:
   void forward(Backend& be, SequenceState& state, Scratch& s, std::span<const int32_t> tokens,
-               bool all_logits, float* logits) const override;
+               const ForwardOutputs& out) const override;
+  void mtp_forward(Backend& be, SequenceState& state, Scratch& s, std::span<const int32_t> tokens,
+                   const float* hidden, const ForwardOutputs& out) const override;
 
  private:
   void read_hparams();
+  Qwen35Layer bind_layer(WeightBinder& w, int64_t il, bool recurrent);
+  MtpLayer bind_mtp(WeightBinder& w, int64_t il);
+  // One block on the residual stream x[T][n_embd]: mixer and FFN, each with its residual.
+  void layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x,
+             int64_t T) const;
   void attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
                        const float* a, int64_t T, float* out) const;
   void delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
@@ -69,6 +91,7 @@ class Qwen35 final : public Model {
   const float* out_norm_;
   std::vector<Qwen35Layer> layers_;
   int n_attn_layers_ = 0, n_recur_layers_ = 0;
+  std::optional<MtpLayer> mtp_;
 };
 
 void Qwen35::read_hparams() {
@@ -134,56 +157,86 @@ Qwen35::Qwen35(gguf::File file) : Model(std::move(file)) {
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
   WeightBinder w(f);
-  const int64_t E = hp_.n_embd, V = hp_.n_vocab, F = hp_.n_ff, D = hp_.head_dim;
-  const int64_t QD = hp_.n_head * D, KD = hp_.n_head_kv * D;
+  const int64_t E = hp_.n_embd, V = hp_.n_vocab;
   tok_embd_ = w.matrix("token_embd.weight", E, V);
   out_norm_ = w.vector("output_norm.weight", E);
   output_ = w.has("output.weight") ? w.matrix("output.weight", E, V) : tok_embd_;
   for (int64_t il = 0; il < n_layer_; ++il) {
-    const std::string p = "blk." + std::to_string(il) + ".";
-    Qwen35Layer L{};
-    L.recurrent = recurrent_[il];
-    L.attn_norm = w.vector(p + "attn_norm.weight", E);
-    L.post_norm = w.vector(p + "post_attention_norm.weight", E);
-    L.ffn = {w.matrix(p + "ffn_gate.weight", E, F), w.matrix(p + "ffn_up.weight", E, F),
-             w.matrix(p + "ffn_down.weight", F, E)};
-    if (L.recurrent) {
-      L.state_index = n_recur_layers_++;
-      DeltaNet& d = L.dn;
-      d.w_qkv = w.matrix(p + "attn_qkv.weight", E, dn_.conv_dim());
-      d.w_gate = w.matrix(p + "attn_gate.weight", E, dn_.value_dim());
-      d.conv = w.f32_matrix(p + "ssm_conv1d.weight", d_conv_, dn_.conv_dim());
-      d.dt_bias = w.vector(p + "ssm_dt.bias", dn_.n_v);
-      d.a = w.vector(p + "ssm_a", dn_.n_v);
-      d.w_beta = w.matrix(p + "ssm_beta.weight", E, dn_.n_v);
-      d.w_alpha = w.matrix(p + "ssm_alpha.weight", E, dn_.n_v);
-      d.norm = w.vector(p + "ssm_norm.weight", dn_.d_v);
-      d.w_out = w.matrix(p + "ssm_out.weight", dn_.value_dim(), E);
-    } else {
-      L.state_index = n_attn_layers_++;
-      GatedAttention& g = L.attn;
-      g.wq = w.matrix(p + "attn_q.weight", E, 2 * QD);
-      g.wk = w.matrix(p + "attn_k.weight", E, KD);
-      g.wv = w.matrix(p + "attn_v.weight", E, KD);
-      g.wo = w.matrix(p + "attn_output.weight", QD, E);
-      g.q_norm = w.vector(p + "attn_q_norm.weight", D);
-      g.k_norm = w.vector(p + "attn_k_norm.weight", D);
-    }
+    Qwen35Layer L = bind_layer(w, il, recurrent_[il]);
+    L.state_index = L.recurrent ? n_recur_layers_++ : n_attn_layers_++;
     layers_.push_back(L);
   }
-  // MTP (next-token prediction) layers are kept mapped for speculative decoding, not run here.
+  // The first MTP layer drafts (the reference's MTP graph runs exactly one); further ones, or
+  // one without its nextn tensors, stay mapped and unused.
+  const bool mtp_complete = w.has("blk." + std::to_string(n_layer_) + ".nextn.eh_proj.weight");
+  if (n_layer_ < hp_.n_block && mtp_complete) mtp_ = bind_mtp(w, n_layer_);
   for (const auto& t : f.tensors()) {
     int64_t il = -1;
     if (t.name.rfind("blk.", 0) == 0)
       std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), il);
-    if (il >= n_layer_) w.keep(t.name);
+    if (il > n_layer_ || (il == n_layer_ && !mtp_)) w.keep(t.name);
   }
   w.finish();
+}
+
+Qwen35Layer Qwen35::bind_layer(WeightBinder& w, int64_t il, bool recurrent) {
+  const int64_t E = hp_.n_embd, F = hp_.n_ff, D = hp_.head_dim;
+  const int64_t QD = hp_.n_head * D, KD = hp_.n_head_kv * D;
+  const std::string p = "blk." + std::to_string(il) + ".";
+  Qwen35Layer L{};
+  L.recurrent = recurrent;
+  L.attn_norm = w.vector(p + "attn_norm.weight", E);
+  L.post_norm = w.vector(p + "post_attention_norm.weight", E);
+  L.ffn = {w.matrix(p + "ffn_gate.weight", E, F), w.matrix(p + "ffn_up.weight", E, F),
+           w.matrix(p + "ffn_down.weight", F, E)};
+  if (L.recurrent) {
+    DeltaNet& d = L.dn;
+    d.w_qkv = w.matrix(p + "attn_qkv.weight", E, dn_.conv_dim());
+    d.w_gate = w.matrix(p + "attn_gate.weight", E, dn_.value_dim());
+    d.conv = w.f32_matrix(p + "ssm_conv1d.weight", d_conv_, dn_.conv_dim());
+    d.dt_bias = w.vector(p + "ssm_dt.bias", dn_.n_v);
+    d.a = w.vector(p + "ssm_a", dn_.n_v);
+    d.w_beta = w.matrix(p + "ssm_beta.weight", E, dn_.n_v);
+    d.w_alpha = w.matrix(p + "ssm_alpha.weight", E, dn_.n_v);
+    d.norm = w.vector(p + "ssm_norm.weight", dn_.d_v);
+    d.w_out = w.matrix(p + "ssm_out.weight", dn_.value_dim(), E);
+  } else {
+    GatedAttention& g = L.attn;
+    g.wq = w.matrix(p + "attn_q.weight", E, 2 * QD);
+    g.wk = w.matrix(p + "attn_k.weight", E, KD);
+    g.wv = w.matrix(p + "attn_v.weight", E, KD);
+    g.wo = w.matrix(p + "attn_output.weight", QD, E);
+    g.q_norm = w.vector(p + "attn_q_norm.weight", D);
+    g.k_norm = w.vector(p + "attn_k_norm.weight", D);
+  }
+  return L;
+}
+
+MtpLayer Qwen35::bind_mtp(WeightBinder& w, int64_t il) {
+  const int64_t E = hp_.n_embd, V = hp_.n_vocab;
+  const std::string p = "blk." + std::to_string(il) + ".nextn.";
+  MtpLayer m;
+  m.embd = w.has(p + "embed_tokens.weight") ? w.matrix(p + "embed_tokens.weight", E, V) : tok_embd_;
+  m.enorm = w.vector(p + "enorm.weight", E);
+  m.hnorm = w.vector(p + "hnorm.weight", E);
+  m.eh_proj = w.matrix(p + "eh_proj.weight", 2 * E, E);
+  m.block = bind_layer(w, il, false);
+  m.block.state_index = 0;  // the one attention layer of its own state (new_mtp_state)
+  m.head_norm =
+      w.has(p + "shared_head_norm.weight") ? w.vector(p + "shared_head_norm.weight", E) : out_norm_;
+  m.head = w.has(p + "shared_head_head.weight") ? w.matrix(p + "shared_head_head.weight", E, V)
+                                                : output_;
+  return m;
 }
 
 SequenceState Qwen35::new_state(int64_t n_ctx, DType k_type, DType v_type) const {
   return make_state(n_ctx, k_type, v_type, n_attn_layers_, hp_.n_head_kv, hp_.head_dim,
                     n_recur_layers_, dn_.conv_dim() * (d_conv_ - 1), dn_.state_floats());
+}
+
+SequenceState Qwen35::new_mtp_state(int64_t n_ctx, DType k_type, DType v_type) const {
+  if (!mtp_) Model::new_mtp_state(n_ctx, k_type, v_type);  // throws
+  return make_state(n_ctx, k_type, v_type, 1, hp_.n_head_kv, hp_.head_dim, 0, 0, 0);
 }
 
 void Qwen35::attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
@@ -234,28 +287,53 @@ void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
   be.matmul(d.w_out, y, T, out);
 }
 
-void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const int32_t> tokens,
-                     bool all_logits, float* logits) const {
-  const int64_t T = int64_t(tokens.size()), E = hp_.n_embd;
-  float* x = s.get(kSlotX, T * E);
+void Qwen35::layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x,
+                   int64_t T) const {
+  const int64_t E = hp_.n_embd;
   float* a = s.get(kSlotNorm, T * E);
   float* m = s.get(kSlotOut, T * E);
+  be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
+  if (L.recurrent)
+    delta_net_mixer(be, L, st, s, a, T, m);
+  else
+    attention_mixer(be, L, st, s, a, T, m);
+  be.add(x, m, T * E);
+  be.rms_norm(x, L.post_norm, E, T, hp_.eps, a);
+  ffn_swiglu(be, L.ffn, a, T, s, m);
+  be.add(x, m, T * E);
+}
+
+void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const int32_t> tokens,
+                     const ForwardOutputs& out) const {
+  const int64_t T = int64_t(tokens.size()), E = hp_.n_embd;
+  float* x = s.get(kSlotX, T * E);
   be.get_rows(tok_embd_, tokens, x);
   for (size_t il = 0; il < layers_.size(); ++il) {
-    const Qwen35Layer& L = layers_[il];
     be.at_layer(int64_t(il));
-    be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
-    if (L.recurrent)
-      delta_net_mixer(be, L, st, s, a, T, m);
-    else
-      attention_mixer(be, L, st, s, a, T, m);
-    be.add(x, m, T * E);
-    be.rms_norm(x, L.post_norm, E, T, hp_.eps, a);
-    ffn_swiglu(be, L.ffn, a, T, s, m);
-    be.add(x, m, T * E);
+    layer(be, layers_[il], st, s, x, T);
   }
   be.at_layer(-1);
-  if (logits) output_head(be, x, T, E, out_norm_, hp_.eps, output_, all_logits, s, logits);
+  output_head(be, x, T, E, out_norm_, hp_.eps, output_, out, s);
+}
+
+void Qwen35::mtp_forward(Backend& be, SequenceState& st, Scratch& s,
+                         std::span<const int32_t> tokens, const float* hidden,
+                         const ForwardOutputs& out) const {
+  const MtpLayer& M = *mtp_;
+  const int64_t T = int64_t(tokens.size()), E = hp_.n_embd;
+  float* x = s.get(kSlotX, T * E);
+  float* e = s.get(kSlotNorm, T * E);
+  float* h = s.get(kSlotOut, T * E);
+  float* joined = s.get(kSlotUp, T * 2 * E);
+  be.at_layer(n_layer_);
+  be.get_rows(M.embd, tokens, x);
+  be.rms_norm(x, M.enorm, E, T, hp_.eps, e);
+  be.rms_norm(hidden, M.hnorm, E, T, hp_.eps, h);
+  be.join_halves(e, h, T, E, joined);  // the embedding first: eh_proj's columns 0..E-1 act on it
+  be.matmul(M.eh_proj, joined, T, x);
+  layer(be, M.block, st, s, x, T);
+  be.at_layer(-1);
+  output_head(be, x, T, E, M.head_norm, hp_.eps, M.head, out, s);
 }
 
 }  // namespace

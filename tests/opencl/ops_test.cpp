@@ -192,6 +192,16 @@ TEST_P(OpenclVsRef, SplitHalvesIsExact) {
   }
 }
 
+TEST_P(OpenclVsRef, JoinHalvesIsExact) {
+  for (auto [rows, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {5, 128}, {512, 128}}) {
+    const auto a = random(rows * n, 10), b = random(rows * n, 11);
+    std::vector<float> out(rows * 2 * n), want(out.size());
+    cl_->join_halves(a.data(), b.data(), rows, n, out.data());
+    ref_.join_halves(a.data(), b.data(), rows, n, want.data());
+    EXPECT_EQ(out, want) << rows << " rows of " << n;
+  }
+}
+
 // The stored bytes are the reference's for every cache type pair, NaN, infinities and values
 // that round to F16's extremes included.
 TEST_P(OpenclVsRef, KvStoreWritesTheReferenceBytes) {

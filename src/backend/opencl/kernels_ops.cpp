@@ -81,6 +81,15 @@ __kernel void split_halves(__global const float* x, int n, __global float* a,
   b[r * n + i] = x[r * 2 * n + n + i];
 }
 
+__kernel void join_halves(__global const float* a, __global const float* b, int n,
+                          __global float* out) {
+  const int i = get_global_id(0);
+  const ulong r = get_global_id(1);
+  if (i >= n) return;
+  out[r * 2 * n + i] = a[r * n + i];
+  out[r * 2 * n + n + i] = b[r * n + i];
+}
+
 // K/V stores: src[n_tok][n_kv][d] into a head-major cache [n_kv][n_ctx][d] at pos0 + t, with
 // the reference converters' bytes (quant/*.cpp).
 __kernel void kv_store_f32(__global const float* src, __global float* cache, int n_kv, int d,

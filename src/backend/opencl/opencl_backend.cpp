@@ -244,6 +244,17 @@ void OpenclBackend::split_halves(const float* x, int64_t rows, int64_t n, float*
   call.finish();
 }
 
+void OpenclBackend::join_halves(const float* a, const float* b, int64_t rows, int64_t n,
+                                float* out) {
+  if (rows == 0 || n == 0) return;
+  KernelCall call(*queue_);
+  cl_mem am = call.in(a, rows * n * kF32);
+  cl_mem bm = call.in(b, rows * n * kF32);
+  cl_mem om = call.out(out, rows * 2 * n * kF32);
+  device_->launch("join_halves", Range{size_t(n), size_t(rows)}, Range{0}, am, bm, int32_t(n), om);
+  call.finish();
+}
+
 void OpenclBackend::store_cache(DType type, void* cache, const KvCacheView& kv, int64_t pos0,
                                 int64_t n_tok, const float* src) {
   cache_type_code(type);

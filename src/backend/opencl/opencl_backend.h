@@ -80,6 +80,7 @@ class OpenclBackend : public Backend {
   void add(float* x, const float* y, int64_t n) override;
   void mul_sigmoid(float* x, const float* gate, int64_t n) override;
   void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) override;
+  void join_halves(const float* a, const float* b, int64_t rows, int64_t n, float* out) override;
   void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k,
                 const float* v) override;
   void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,

@@ -98,6 +98,14 @@ void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b) {
     }
 }
 
+void join_halves(const float* a, const float* b, int64_t rows, int64_t n, float* out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < n; ++i) {
+      out[r * 2 * n + i] = a[r * n + i];
+      out[r * 2 * n + n + i] = b[r * n + i];
+    }
+}
+
 // Each head's row is converted by the reference converters (quant/quant.h); a Q8_0 row is
 // whole blocks (head_dim % 32 == 0).
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v) {

@@ -27,6 +27,8 @@ void add(float* x, const float* y, int64_t n);
 void mul_sigmoid(float* x, const float* gate, int64_t n);
 // a[r] = x[r][0, n), b[r] = x[r][n, 2n) for each of `rows` rows.
 void split_halves(const float* x, int64_t rows, int64_t n, float* a, float* b);
+// out[r] = a[r] | b[r] for rows of n values each (the inverse of split_halves).
+void join_halves(const float* a, const float* b, int64_t rows, int64_t n, float* out);
 
 void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k, const float* v);
 void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
