@@ -86,7 +86,7 @@ void Sampler::apply_penalties() {
   }
 }
 
-int32_t Sampler::sample(std::span<const float> logits) {
+size_t Sampler::distribution(std::span<const float> logits) {
   if (logits.size() != static_cast<size_t>(n_vocab_))
     fail("Sampler::sample: got ", logits.size(), " logits, expected n_vocab = ", n_vocab_);
   for (int32_t i = 0; i < n_vocab_; ++i) cand_[i] = {logits[i], i};
@@ -97,7 +97,9 @@ int32_t Sampler::sample(std::span<const float> logits) {
     size_t best = 0;
     for (size_t i = 1; i < cand_.size(); ++i)
       if (cand_[i].logit > cand_[best].logit) best = i;
-    return cand_[best].id;
+    cand_[0] = cand_[best];
+    weight_[0] = 1.0;
+    return 1;
   }
 
   // Total order: higher logit first, lower id on ties. Sorting with it gives one answer on every
@@ -145,11 +147,12 @@ int32_t Sampler::sample(std::span<const float> logits) {
   }
 
   const double inv_temp = 1.0 / params_.temperature;
-  double total = 0.0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i)
     weight_[i] = std::exp((double(cand_[i].logit) - max_logit) * inv_temp);
-    total += weight_[i];
-  }
+  return n;
+}
+
+int32_t Sampler::draw(size_t n, double total) {
   const double target = next_uniform() * total;
   double cumulative = 0.0;
   for (size_t i = 0; i < n; ++i) {
@@ -160,6 +163,29 @@ int32_t Sampler::sample(std::span<const float> logits) {
   for (size_t i = n; i-- > 0;)
     if (weight_[i] > 0.0) return cand_[i].id;
   return cand_[0].id;
+}
+
+int32_t Sampler::sample(std::span<const float> logits) {
+  const size_t n = distribution(logits);
+  if (params_.temperature == 0.0f) return cand_[0].id;
+  double total = 0.0;
+  for (size_t i = 0; i < n; ++i) total += weight_[i];
+  return draw(n, total);
+}
+
+int32_t Sampler::sample_against(std::span<const float> logits, int32_t draft) {
+  const size_t n = distribution(logits);
+  if (params_.temperature == 0.0f) return cand_[0].id;
+  double total = 0.0, draft_weight = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    total += weight_[i];
+    if (cand_[i].id == draft) draft_weight = weight_[i];
+  }
+  if (next_uniform() * total < draft_weight) return draft;
+  // Rejected: the residual max(p - q, 0) of a one-hot q is p without the draft.
+  for (size_t i = 0; i < n; ++i)
+    if (cand_[i].id == draft) weight_[i] = 0.0;
+  return draw(n, total - draft_weight);
 }
 
 }  // namespace kz

@@ -27,6 +27,12 @@ class Sampler {
 
   // logits: [n_vocab]. Does not record the token; call accept() with what is kept.
   int32_t sample(std::span<const float> logits);
+  // Speculative sampling against a token drafted with certainty (n-gram and greedy MTP drafts
+  // are one-hot): returns `draft` with its probability p(draft) under the distribution sample()
+  // draws from, else a draw from that distribution with the draft removed. The result is
+  // distributed exactly as sample(logits) (Leviathan et al. 2023, Chen et al. 2023); greedy
+  // returns the arg-max, as sample() does.
+  int32_t sample_against(std::span<const float> logits, int32_t draft);
   // Records a token (prompt or generated) in the penalty window.
   void accept(int32_t token);
   // Empties the penalty window and restarts the RNG from the seed.
@@ -41,6 +47,11 @@ class Sampler {
   };
 
   void apply_penalties();
+  // The candidates sample() draws from: cand_[0, n) with weights weight_[0, n); returns n.
+  // Greedy (temperature 0): the arg-max alone.
+  size_t distribution(std::span<const float> logits);
+  // A draw from the weights of cand_[0, n) whose sum is `total`.
+  int32_t draw(size_t n, double total);
   double next_uniform();  // [0, 1)
 
   SamplingParams params_;

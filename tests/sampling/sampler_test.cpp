@@ -79,6 +79,40 @@ TEST(Sampler, FrequenciesMatchSoftmaxOverTemperature) {
   }
 }
 
+// Speculative sampling against a one-hot draft must leave the output distribution unchanged:
+// whatever the draft (likely, unlikely, or outside the kept candidates), the frequencies of
+// sample_against() follow the softmax. Pearson's chi-square over the tokens, df = 3, against its
+// 0.999 quantile (16.27): a correct sampler fails one draft in a thousand by chance; the seeds
+// are fixed, so the test is deterministic.
+TEST(Sampler, SampleAgainstADraftKeepsTheDistribution) {
+  const std::vector<float> logits{1.0f, 0.0f, 2.0f, -0.5f, -9.0f};
+  const float temperature = 0.9f;
+  SamplingParams p = plain(temperature, 99);
+  p.top_k = 4;  // token 4 is never a candidate
+  double z = 0.0;
+  for (int i = 0; i < 4; ++i) z += std::exp(logits[i] / temperature);
+  const int draws = 20000;
+  for (int32_t draft : {2, 0, 3, 4}) {
+    Sampler s(p, 5);
+    std::vector<int> counts(5, 0);
+    for (int i = 0; i < draws; ++i) ++counts[s.sample_against(logits, draft)];
+    EXPECT_EQ(counts[4], 0) << "draft " << draft;
+    double chi2 = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      const double expected = draws * std::exp(logits[i] / temperature) / z;
+      chi2 += (counts[i] - expected) * (counts[i] - expected) / expected;
+    }
+    EXPECT_LT(chi2, 16.27) << "draft " << draft;
+  }
+}
+
+TEST(Sampler, SampleAgainstIsGreedyAtTemperatureZero) {
+  Sampler s(plain(0.0f), 4);
+  const std::vector<float> logits{0.5f, 2.0f, 1.0f, -1.0f};
+  EXPECT_EQ(s.sample_against(logits, 1), 1);
+  EXPECT_EQ(s.sample_against(logits, 2), 1);
+}
+
 // Probabilities at T = 1: {0.5, 0.3, 0.15, 0.05}.
 const std::vector<float> kFour{std::log(0.5f), std::log(0.3f), std::log(0.15f), std::log(0.05f)};
 
