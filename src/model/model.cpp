@@ -32,7 +32,7 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
 
 template <class Pass>
 void Model::run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
-                        bool all_logits, std::vector<float>& logits, std::vector<float>* hidden,
+                        bool all_logits, std::vector<float>* logits, std::vector<float>* hidden,
                         Pass&& pass) const {
   if (tokens.empty()) fail("eval: no tokens to evaluate");
   if (state.n_past + int64_t(tokens.size()) > state.n_ctx)
@@ -40,7 +40,7 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
          " new > context size ", state.n_ctx);
   for (int32_t t : tokens)
     if (t < 0 || t >= info_.n_vocab) fail("token id ", t, " out of range [0, ", info_.n_vocab, ")");
-  logits.resize((all_logits ? tokens.size() : 1) * info_.n_vocab);
+  if (logits) logits->resize((all_logits ? tokens.size() : 1) * info_.n_vocab);
   if (hidden) hidden->resize(tokens.size() * info_.n_embd);
   for (size_t i = 0; i < tokens.size(); i += kMaxBatch) {
     const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - i);
@@ -48,7 +48,8 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
     // Only the batch holding the last token produces logits unless all are wanted.
     ForwardOutputs out;
     out.all_logits = all_logits;
-    if (all_logits || last) out.logits = logits.data() + (all_logits ? i * info_.n_vocab : 0);
+    if (logits && (all_logits || last))
+      out.logits = logits->data() + (all_logits ? i * info_.n_vocab : 0);
     if (hidden) out.hidden = hidden->data() + i * info_.n_embd;
     Backend& be = backend.for_batch(int64_t(n));
     be.begin_batch(int64_t(n));
@@ -62,7 +63,15 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
 void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
                  std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
                  std::vector<float>* hidden) const {
-  run_batches(backend, state, tokens, all_logits, logits, hidden,
+  run_batches(backend, state, tokens, all_logits, &logits, hidden,
+              [&](Backend& be, size_t, std::span<const int32_t> batch, const ForwardOutputs& out) {
+                forward(be, state, scratch, batch, out);
+              });
+}
+
+void Model::advance(Backend& backend, SequenceState& state, Scratch& scratch,
+                    std::span<const int32_t> tokens) const {
+  run_batches(backend, state, tokens, false, nullptr, nullptr,
               [&](Backend& be, size_t, std::span<const int32_t> batch, const ForwardOutputs& out) {
                 forward(be, state, scratch, batch, out);
               });
@@ -86,7 +95,7 @@ void Model::mtp_eval(Backend& backend, SequenceState& state, Scratch& scratch,
     fail("mtp_eval: ", hidden.size(), " hidden values for ", tokens.size(), " tokens of ",
          info_.n_embd);
   run_batches(
-      backend, state, tokens, all_logits, logits, mtp_hidden,
+      backend, state, tokens, all_logits, &logits, mtp_hidden,
       [&](Backend& be, size_t first, std::span<const int32_t> batch, const ForwardOutputs& out) {
         mtp_forward(be, state, scratch, batch, hidden.data() + first * info_.n_embd, out);
       });

@@ -50,6 +50,10 @@ class Model {
             std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
             std::vector<float>* hidden = nullptr) const;
 
+  // Evaluates `tokens` for their effect on the state alone (no output head).
+  void advance(Backend& backend, SequenceState& state, Scratch& scratch,
+               std::span<const int32_t> tokens) const;
+
   // Multi-token prediction (Qwen3.5's NextN layer, spec/qwen35.md §4.6), for speculative
   // drafting. has_mtp() says whether the file has one; the others throw when it does not.
   virtual bool has_mtp() const { return false; }
@@ -81,10 +85,10 @@ class Model {
 
  private:
   // Checks, sizes the outputs and runs `pass` over batches of at most kMaxBatch tokens:
-  // pass(backend, first token, batch, outputs of the batch).
+  // pass(backend, first token, batch, outputs of the batch). No logits if `logits` is null.
   template <class Pass>
   void run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
-                   bool all_logits, std::vector<float>& logits, std::vector<float>* hidden,
+                   bool all_logits, std::vector<float>* logits, std::vector<float>* hidden,
                    Pass&& pass) const;
 };
 

@@ -2,7 +2,18 @@
 
 #include <algorithm>
 
+#include "base/error.h"
+
 namespace kz {
+namespace {
+
+uint64_t recurrent_bytes(const Checkpoint& c) {
+  uint64_t bytes = 0;
+  for (const auto& r : c.recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
+  return bytes;
+}
+
+}  // namespace
 
 Sequence::Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type,
                    CheckpointPolicy policy)
@@ -53,6 +64,32 @@ void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_
   }
 }
 
+void Sequence::verify(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
+                      std::vector<float>& logits) {
+  before_verify_.n_past = state_.n_past;
+  if (has_recurrent_layers()) before_verify_.recur = state_.recur;  // same sizes: no allocation
+  model_.eval(backend, state_, scratch, tokens, true, logits);
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
+  verified_ = int64_t(tokens.size());
+}
+
+void Sequence::keep_verified(Backend& backend, Scratch& scratch, int64_t n) {
+  if (n < 0 || n > verified_) fail("keep_verified: ", n, " of ", verified_, " verified tokens");
+  const int64_t start = before_verify_.n_past;
+  verified_ = 0;
+  if (n == state_.n_past - start) return;
+  tokens_.resize(start + n);
+  state_.n_past = start + n;
+  if (!has_recurrent_layers()) return;
+  state_.recur = before_verify_.recur;
+  state_.n_past = start;
+  if (n > 0) model_.advance(backend, state_, scratch, std::span(tokens_).subspan(start, n));
+}
+
+uint64_t Sequence::rollback_bytes() const {
+  return recurrent_bytes(before_verify_);
+}
+
 void Sequence::checkpoint() {
   if (!has_recurrent_layers()) return;
   if (!checkpoints_.empty() && checkpoints_.back().n_past == state_.n_past) return;
@@ -90,8 +127,7 @@ void Sequence::replace(SequenceState state, std::vector<int32_t> tokens,
 
 uint64_t Sequence::checkpoint_bytes() const {
   uint64_t bytes = 0;
-  for (const auto& c : checkpoints_)
-    for (const auto& r : c.recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
+  for (const auto& c : checkpoints_) bytes += recurrent_bytes(c);
   return bytes;
 }
 

@@ -42,6 +42,18 @@ class Sequence {
   void append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
               std::span<const int64_t> boundaries, std::vector<float>& logits);
 
+  // Speculative decoding: evaluates `tokens` (the next token and the drafts after it) in one
+  // batch with every row's logits ([tokens.size()][n_vocab]), first keeping the recurrent state
+  // it starts from; keep_verified(n) then keeps the first n of them.
+  void verify(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
+              std::vector<float>& logits);
+  // Keeps the first n tokens of the last verify(): attention K/V by truncation; recurrent layers
+  // cannot roll back, so their state is restored from before the batch and the n tokens are
+  // evaluated again (state only, no logits).
+  void keep_verified(Backend& backend, Scratch& scratch, int64_t n);
+  // Bytes held to roll back a verification (the recurrent state before it).
+  uint64_t rollback_bytes() const;
+
   // Checkpoints the current position (e.g. at the end of a generated answer).
   void checkpoint();
   void reset();
@@ -67,6 +79,8 @@ class Sequence {
   SequenceState state_;
   std::vector<int32_t> tokens_;          // tokens_[i] is at position i; size() == n_past
   std::vector<Checkpoint> checkpoints_;  // ascending n_past
+  Checkpoint before_verify_;             // the recurrent state before the last verify()
+  int64_t verified_ = 0;                 // tokens the last verify() evaluated
 };
 
 }  // namespace kz

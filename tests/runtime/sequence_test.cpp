@@ -112,6 +112,33 @@ TEST_P(PrefixReuse, IntervalCheckpointsWithinBudget) {
   EXPECT_LE(seq.checkpoint_count(), 1u);  // a 1-byte budget keeps only the newest
 }
 
+// Speculative verification: evaluating the next token and 5 drafts in one batch, then keeping
+// the first n, leaves the sequence as if only those n had been evaluated: the same tokens, and
+// the same logits for whatever comes next (for every n, 0 through all).
+TEST_P(PrefixReuse, KeepVerifiedRollsBackToAnyPrefix) {
+  const auto prompt = random_tokens(40, 5);
+  const auto batch = random_tokens(6, 6);
+  const int32_t after = 17;
+  for (int64_t n = 0; n <= int64_t(batch.size()); ++n) {
+    SCOPED_TRACE(n);
+    Sequence seq(*model_, 512, DType::F32, DType::F32, {});
+    Scratch s;
+    std::vector<float> logits;
+    seq.append(*backend_, s, prompt, {}, logits);
+    seq.verify(*backend_, s, batch, logits);
+    EXPECT_EQ(logits.size(), batch.size() * model_->info().n_vocab);
+    seq.keep_verified(*backend_, s, n);
+    std::vector<int32_t> kept(prompt);
+    kept.insert(kept.end(), batch.begin(), batch.begin() + n);
+    EXPECT_EQ(seq.tokens(), kept);
+    EXPECT_EQ(seq.n_past(), int64_t(kept.size()));
+    EXPECT_EQ(seq.rollback_bytes() > 0, hybrid());
+    seq.append(*backend_, s, std::span(&after, 1), {}, logits);
+    kept.push_back(after);
+    EXPECT_LE(rel_rms(logits, from_scratch(kept)), kSameComputation);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, PrefixReuse,
                          ::testing::Values(ReuseParam{"qwen3-tiny-f32", "cpu"},
                                            ReuseParam{"qwen35-tiny-f32", "cpu"},
