@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KAZEIA_API_VERSION 1
+#define KAZEIA_API_VERSION 2
 
 #if defined(_WIN32)
 #if defined(KAZEIA_BUILDING)
@@ -96,7 +96,7 @@ typedef struct kz_session_params {
   const char* decode_device;        /*   prefill_min_tokens tokens on prefill_device, the rest */
   int64_t prefill_min_tokens;       /*   on decode_device; NULL: backend                       */
   const char* repack;               /* CPU weight repacking: "auto" (off beside an OpenCL       */
-                                    /*   device: one copy of the weights), "on", "off"; NULL: auto */
+  /*   device: one copy of the weights), "on", "off"; NULL: auto */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);
@@ -108,11 +108,33 @@ KAZEIA_API void kz_session_free(kz_session* session);
 
 /* ---- Generation ---- */
 
+/* A tool call: made by the assistant (in a kz_message) or parsed from a reply (in a
+ * kz_generate_result, owned by it). This struct never grows (arrays of it cross the ABI). */
+typedef struct kz_tool_call {
+  const char* id;        /* NULL or "": none; the Qwen templates do not print it */
+  const char* name;      /* the function */
+  const char* arguments; /* JSON text, usually an object; NULL: {} */
+} kz_tool_call;
+
 typedef struct kz_message {
   const char* role;              /* "system", "user", "assistant" or "tool" */
   const char* content;           /* NULL: empty */
   const char* reasoning_content; /* assistant only; NULL: none (taken from <think> in content) */
 } kz_message;
+
+/* A message with tool calling (API version 2), for kz_generate_chat. Unlike kz_message (whose
+ * arrays have a fixed stride and so can never grow), each element starts with struct_size: the
+ * library reads the fields inside it, so fields can be appended later. */
+typedef struct kz_chat_message {
+  size_t struct_size;             /* sizeof(kz_chat_message), the same in every element */
+  const char* role;               /* as in kz_message */
+  const char* content;            /* NULL: empty */
+  const char* reasoning_content;  /* NULL: none */
+  const kz_tool_call* tool_calls; /* assistant: the calls of this turn (n_tool_calls of them) */
+  size_t n_tool_calls;
+  const char* tool_call_id; /* tool: the call answered; NULL: none (not printed by the templates) */
+  const char* name;         /* tool: the function's name; NULL: none (idem) */
+} kz_chat_message;
 
 typedef struct kz_generate_params {
   size_t struct_size; /* sizeof(kz_generate_params) */
@@ -131,6 +153,10 @@ typedef struct kz_generate_params {
   int32_t enable_thinking; /* booleans as 0 / 1 */
   int32_t add_generation_prompt;
   int32_t reuse_prefix; /* 0: recompute the whole history */
+  /* API version 2: */
+  const char* tools; /* JSON array of tool definitions (OpenAI's {"type": "function", ...}),
+                        printed in the system turn as the template does; NULL: none. With
+                        tools, tool calls are parsed out of the reply (kz_generate_result). */
 } kz_generate_params;
 
 KAZEIA_API kz_generate_params kz_generate_params_default(void);
@@ -149,6 +175,14 @@ typedef struct kz_generate_result {
   double ttft_s;            /* call start to first generated token */
   double prefill_s;
   double decode_s;
+  /* API version 2: `text` read back (owned, kz_result_free): the answer without reasoning and
+   * tool calls, the reasoning, the tool calls (only when tools were given), and whether a
+   * <tool_call> block did not parse (its text is then in content). */
+  char* content;
+  char* reasoning;
+  kz_tool_call* tool_calls;
+  size_t n_tool_calls;
+  int32_t tool_call_malformed;
 } kz_generate_result;
 
 /* Frees what a result owns and zeroes it (struct_size kept); safe on a zeroed result. */
@@ -167,6 +201,14 @@ typedef int (*kz_token_callback)(const char* piece, size_t len, void* user_data)
 KAZEIA_API kz_status kz_generate(kz_session* session, const kz_message* messages, size_t n_messages,
                                  const kz_generate_params* params, kz_token_callback callback,
                                  void* user_data, kz_generate_result* out, char** error);
+
+/* kz_generate with kz_chat_message: assistant tool calls and tool results' ids in the history.
+ * With params->tools, the reply's tool calls come back in out->tool_calls, and the callback
+ * never sees tool-call markup. */
+KAZEIA_API kz_status kz_generate_chat(kz_session* session, const kz_chat_message* messages,
+                                      size_t n_messages, const kz_generate_params* params,
+                                      kz_token_callback callback, void* user_data,
+                                      kz_generate_result* out, char** error);
 
 /* The same from token ids (no chat formatting). */
 KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prompt, size_t n_prompt,

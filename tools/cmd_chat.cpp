@@ -1,23 +1,47 @@
 // kazeia chat: an interactive multi-turn conversation on the engine API. The whole history is
 // passed to the session every turn, as the app does; the session reuses what it computed.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "api/engine.h"
 #include "base/error.h"
 #include "common.h"
 
 namespace kz::cli {
+namespace {
+
+std::vector<Json> read_tools(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, ": cannot open tools file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_tools(text.str());
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+}
+
+// The assistant's turn as history: its calls keep their structure, so the template renders them.
+ChatMessage assistant_turn(const GenerateResult& r) {
+  if (r.tool_calls.empty()) return {"assistant", r.text};
+  return {"assistant", r.content, r.reasoning, r.tool_calls};
+}
+
+}  // namespace
 
 int cmd_chat(int argc, char** argv) {
   EngineFlags engine_flags;
   GenerateParams gp;
-  std::string system;
+  std::string system, tools_file;
   bool no_think = false, stats = false;
   ArgParser p("kazeia chat",
               "Chat with a model in its own chat format. Type a message and press Enter. "
               "Commands: /reset (forget the conversation), /save FILE, /load FILE (session "
-              "state), /quit.");
+              "state), /quit. With --tools, the model's tool calls are shown and you type each "
+              "call's result.");
   engine_flags.declare(p);
   p.add("-n,--n-predict", "N", "maximum tokens per answer (default 256)", &gp.max_tokens);
   p.add("--temp", "T", "temperature; 0 = greedy (default 0.8)", &gp.sampling.temperature);
@@ -25,11 +49,14 @@ int cmd_chat(int argc, char** argv) {
   p.add("--top-p", "P", "top-p (default 0.95)", &gp.sampling.top_p);
   p.add("-s,--seed", "N", "random seed (default 0)", &gp.sampling.seed);
   p.add("--system", "TEXT", "system message", &system);
+  p.add("--tools", "FILE", "JSON array of tool definitions (OpenAI's function schemas)",
+        &tools_file);
   p.add_switch("--no-think", "enable_thinking = false in the chat template", &no_think);
   p.add_switch("--stats", "print token counts and timings after each answer", &stats);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   gp.enable_thinking = !no_think;
+  if (!tools_file.empty()) gp.tools = read_tools(tools_file);
 
   auto engine = Engine::load(engine_flags.model);
   engine_flags.check_cache_types(engine->model());
@@ -64,13 +91,31 @@ int cmd_chat(int argc, char** argv) {
         continue;
       }
       history.push_back({"user", line, ""});
-      const GenerateResult r = session.generate(history, gp, [](std::string_view piece) {
-        std::fwrite(piece.data(), 1, piece.size(), stdout);
-        std::fflush(stdout);
-        return true;
-      });
-      std::printf("\n");
-      history.push_back({"assistant", r.text, ""});
+      auto answer = [&] {
+        GenerateResult r = session.generate(history, gp, [](std::string_view piece) {
+          std::fwrite(piece.data(), 1, piece.size(), stdout);
+          std::fflush(stdout);
+          return true;
+        });
+        std::printf("\n");
+        if (r.tool_call_malformed) std::printf("(a tool call did not parse; shown as text)\n");
+        history.push_back(assistant_turn(r));
+        return r;
+      };
+      GenerateResult r = answer();
+      while (!r.tool_calls.empty()) {  // the user plays the tools
+        for (const ToolCall& call : r.tool_calls) {
+          std::printf("[tool call] %s %s\nresult> ", call.name.c_str(),
+                      to_json_text(call.arguments).c_str());
+          std::fflush(stdout);
+          std::string result;
+          if (!std::getline(std::cin, result)) return 0;
+          ChatMessage tool("tool", result);
+          tool.name = call.name;
+          history.push_back(std::move(tool));
+        }
+        r = answer();
+      }
       if (stats)
         std::printf(
             "[%lld prompt tokens, %lld reused, %zu generated, TTFT %.0f ms, %.1f tok/s, "

@@ -168,6 +168,42 @@ kz::GenerateParams to_cpp(const kz_generate_params* p, const char* function) {
   if (KZ_HAS(p, enable_thinking)) out.enable_thinking = p->enable_thinking != 0;
   if (KZ_HAS(p, add_generation_prompt)) out.add_generation_prompt = p->add_generation_prompt != 0;
   if (KZ_HAS(p, reuse_prefix)) out.reuse_prefix = p->reuse_prefix != 0;
+  if (KZ_HAS(p, tools) && p->tools) out.tools = kz::parse_tools(p->tools);
+  return out;
+}
+
+// Element i of an array whose elements declare their size (all the same), read into the
+// library's layout: fields the caller's version lacks stay zero.
+kz_chat_message chat_message_at(const kz_chat_message* messages, size_t i, const char* fn) {
+  const size_t size = messages[0].struct_size;
+  constexpr size_t min_size = offsetof(kz_chat_message, role) + sizeof(const char*);
+  const auto* at =
+      reinterpret_cast<const kz_chat_message*>(reinterpret_cast<const char*>(messages) + i * size);
+  if (size < min_size || at->struct_size != size)
+    argument_error(fn, ": messages[", i, "].struct_size is ", at->struct_size,
+                   " (set every element's to sizeof(kz_chat_message))");
+  kz_chat_message m{};
+  std::memcpy(&m, at, std::min(size, sizeof m));
+  return m;
+}
+
+kz::ChatMessage to_cpp(const kz_chat_message& m, size_t i, const char* fn) {
+  if (!m.role) argument_error(fn, ": messages[", i, "].role is NULL");
+  kz::ChatMessage out(m.role, m.content ? m.content : "",
+                      m.reasoning_content ? m.reasoning_content : "");
+  if (m.n_tool_calls > 0 && !m.tool_calls)
+    argument_error(fn, ": messages[", i, "].tool_calls is NULL but n_tool_calls is ",
+                   m.n_tool_calls);
+  for (size_t k = 0; k < m.n_tool_calls; ++k) {
+    const kz_tool_call& c = m.tool_calls[k];
+    if (!c.name) argument_error(fn, ": messages[", i, "].tool_calls[", k, "].name is NULL");
+    const std::string where = kz::cat("messages[", i, "].tool_calls[", k, "].arguments");
+    out.tool_calls.push_back({c.name,
+                              c.arguments ? kz::parse_json(c.arguments, where) : kz::Json::object(),
+                              c.id ? c.id : ""});
+  }
+  if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+  if (m.name) out.name = m.name;
   return out;
 }
 
@@ -194,19 +230,52 @@ kz_stop_reason to_c(kz::StopReason r) {
   return KZ_STOP_CANCELLED;
 }
 
+// Frees what a result in the library's layout owns.
+void free_owned(kz_generate_result& r) {
+  std::free(r.text);
+  std::free(r.tokens);
+  std::free(r.content);
+  std::free(r.reasoning);
+  for (size_t k = 0; r.tool_calls && k < r.n_tool_calls; ++k) {
+    std::free(const_cast<char*>(r.tool_calls[k].id));
+    std::free(const_cast<char*>(r.tool_calls[k].name));
+    std::free(const_cast<char*>(r.tool_calls[k].arguments));
+  }
+  std::free(r.tool_calls);
+}
+
 // Copies the result into the caller's struct, as much of it as the caller's version holds.
 void fill_result(kz_generate_result* out, const kz::GenerateResult& r) {
   if (!out) return;
   kz_generate_result full{};
   full.struct_size = out->struct_size;
+  const bool has_parts = KZ_HAS(out, tool_call_malformed);  // else nothing to allocate for them
+  const size_t n_calls = has_parts ? r.tool_calls.size() : 0;
   full.text = dup_string(r.text);
   full.tokens =
       static_cast<int32_t*>(std::malloc(std::max<size_t>(1, r.tokens.size()) * sizeof(int32_t)));
-  if (!full.text || !full.tokens) {
-    std::free(full.text);
-    std::free(full.tokens);
+  bool ok = full.text && full.tokens;
+  if (has_parts) {
+    full.content = dup_string(r.content);
+    full.reasoning = dup_string(r.reasoning);
+    full.tool_calls =
+        static_cast<kz_tool_call*>(std::calloc(std::max<size_t>(1, n_calls), sizeof(kz_tool_call)));
+    ok = ok && full.content && full.reasoning && full.tool_calls;
+    for (size_t k = 0; ok && k < n_calls; ++k) {
+      full.n_tool_calls = k + 1;
+      kz_tool_call& c = full.tool_calls[k];
+      c.id = dup_string(r.tool_calls[k].id);
+      c.name = dup_string(r.tool_calls[k].name);
+      c.arguments = dup_string(kz::to_json_text(r.tool_calls[k].arguments));
+      ok = c.id && c.name && c.arguments;
+    }
+  }
+  if (!ok) {
+    free_owned(full);
     throw std::bad_alloc();
   }
+  full.n_tool_calls = n_calls;
+  full.tool_call_malformed = r.tool_call_malformed;
   std::copy(r.tokens.begin(), r.tokens.end(), full.tokens);
   full.text_len = r.text.size();
   full.n_tokens = r.tokens.size();
@@ -354,13 +423,15 @@ kz_generate_params kz_generate_params_default(void) {
   p.enable_thinking = d.enable_thinking;
   p.add_generation_prompt = d.add_generation_prompt;
   p.reuse_prefix = d.reuse_prefix;
+  p.tools = nullptr;
   return p;
 }
 
 void kz_result_free(kz_generate_result* result) {
   if (!result || result->struct_size < kResultSizeV1) return;
-  std::free(result->text);
-  std::free(result->tokens);
+  kz_generate_result full{};  // the caller's fields, in the library's layout
+  std::memcpy(&full, result, std::min(result->struct_size, sizeof full));
+  free_owned(full);
   clear_result(result);
 }
 
@@ -372,14 +443,30 @@ kz_status kz_generate(kz_session* session, const kz_message* messages, size_t n_
     check_result(out, fn);
     clear_result(out);
     if (n_messages > 0) require(messages, fn, "messages");
-    std::vector<kz::ChatMessage> history(n_messages);
+    std::vector<kz::ChatMessage> history;
     for (size_t i = 0; i < n_messages; ++i) {
       const kz_message& m = messages[i];
-      if (!m.role) argument_error(fn, ": messages[", i, "].role is NULL");
-      history[i].role = m.role;
-      if (m.content) history[i].content = m.content;
-      if (m.reasoning_content) history[i].reasoning_content = m.reasoning_content;
+      history.push_back(to_cpp(kz_chat_message{sizeof(kz_chat_message), m.role, m.content,
+                                               m.reasoning_content, nullptr, 0, nullptr, nullptr},
+                               i, fn));
     }
+    const kz::GenerateParams cpp_params = to_cpp(params, fn);
+    SessionUse use(session, fn);
+    fill_result(out, use->generate(history, cpp_params, to_cpp(session, callback, user_data)));
+  });
+}
+
+kz_status kz_generate_chat(kz_session* session, const kz_chat_message* messages, size_t n_messages,
+                           const kz_generate_params* params, kz_token_callback callback,
+                           void* user_data, kz_generate_result* out, char** error) {
+  return guarded(error, [&] {
+    constexpr const char* fn = "kz_generate_chat";
+    check_result(out, fn);
+    clear_result(out);
+    if (n_messages > 0) require(messages, fn, "messages");
+    std::vector<kz::ChatMessage> history;
+    for (size_t i = 0; i < n_messages; ++i)
+      history.push_back(to_cpp(chat_message_at(messages, i, fn), i, fn));
     const kz::GenerateParams cpp_params = to_cpp(params, fn);
     SessionUse use(session, fn);
     fill_result(out, use->generate(history, cpp_params, to_cpp(session, callback, user_data)));

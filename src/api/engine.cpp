@@ -47,7 +47,7 @@ Engine::~Engine() = default;
 RenderedChat Engine::render(std::span<const ChatMessage> messages,
                             const GenerateParams& params) const {
   return render_chat_marked(chat_format_, messages, params.add_generation_prompt,
-                            params.enable_thinking);
+                            params.enable_thinking, params.tools);
 }
 
 std::vector<int32_t> Engine::encode_chat(std::span<const ChatMessage> messages,

@@ -14,6 +14,8 @@
 
 #include "sampling/sampler.h"
 #include "text/chat.h"
+#include "text/reply_parser.h"
+#include "text/tool_call.h"
 
 namespace kz {
 
@@ -51,13 +53,23 @@ struct GenerateParams {
   bool enable_thinking = true;    // chat templates' enable_thinking
   bool add_generation_prompt = true;
   bool reuse_prefix = true;  // false: recompute the whole history (for comparisons)
+  // Tool definitions (JSON objects; parse_tools reads a JSON array of them), rendered in the
+  // system turn as the template does. With tools, tool calls are parsed out of the reply.
+  std::vector<Json> tools;
 };
 
 enum class StopReason { EndOfTurn, StopString, MaxTokens, ContextFull, Cancelled };
 std::string_view stop_reason_name(StopReason r);
 
 struct GenerateResult {
-  std::string text;
+  std::string text;  // everything generated (after stop strings), markup included
+  // `text` read back (text/reply_parser.h): the answer without reasoning and tool calls, the
+  // reasoning, the calls; tool_call_malformed when a <tool_call> block did not parse (its text
+  // is then in `content`). Tool calls are parsed only when GenerateParams::tools is not empty.
+  std::string content;
+  std::string reasoning;
+  std::vector<ToolCall> tool_calls;
+  bool tool_call_malformed = false;
   std::vector<int32_t> tokens;  // generated token ids
   StopReason stop = StopReason::MaxTokens;
   int64_t prompt_tokens = 0;   // tokens of the rendered history
@@ -68,7 +80,8 @@ struct GenerateResult {
   double decode_tok_s() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
 };
 
-// Receives each piece of generated text (complete UTF-8 only); return false to stop.
+// Receives each piece of generated text (complete UTF-8 only); return false to stop. With tools,
+// tool-call markup is never shown: the calls arrive in GenerateResult::tool_calls.
 using TokenCallback = std::function<bool(std::string_view piece)>;
 
 class Engine {

@@ -48,7 +48,8 @@ class SessionImpl {
              CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
 
   GenerateResult generate(std::span<const int32_t> prompt, std::span<const int64_t> boundaries,
-                          const GenerateParams& params, const TokenCallback& on_text);
+                          const GenerateParams& params, ReplyParser& reply,
+                          const TokenCallback& on_text);
 
   std::shared_ptr<const Engine> engine_;
   Devices devices_;
@@ -60,7 +61,8 @@ class SessionImpl {
 
 GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
                                      std::span<const int64_t> boundaries,
-                                     const GenerateParams& params, const TokenCallback& on_text) {
+                                     const GenerateParams& params, ReplyParser& reply,
+                                     const TokenCallback& on_text) {
   const Model& model = engine_->model();
   const Tokenizer& tok = engine_->tokenizer();
   if (prompt.empty()) fail("the prompt is empty");
@@ -92,10 +94,15 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
 
   Detokenizer detok(tok);
   Timer decode_timer;
+  bool listening = bool(on_text);  // until the callback asks to stop
+  auto show = [&](const std::string& shown) {
+    if (listening && !shown.empty()) listening = on_text(shown);
+    return listening || !on_text;
+  };
   auto emit = [&](const std::string& text) {
     if (text.empty()) return true;
     res.text += text;
-    return on_text ? on_text(text) : true;
+    return show(reply.push(text));  // the parser holds back tool-call markup
   };
   res.stop = StopReason::MaxTokens;
   while (int64_t(res.tokens.size()) < params.max_tokens) {
@@ -128,6 +135,12 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   }
   if (res.stop != StopReason::StopString && res.stop != StopReason::Cancelled)
     emit(stops.push(detok.flush()) + stops.flush());
+  show(reply.finish());
+  ParsedReply parsed = reply.reply();
+  res.content = std::move(parsed.content);
+  res.reasoning = std::move(parsed.reasoning);
+  res.tool_calls = std::move(parsed.tool_calls);
+  res.tool_call_malformed = parsed.tool_call_malformed;
   seq_.checkpoint();  // the end of the answer
   res.decode_s = decode_timer.seconds();
   cancel_.store(false);  // a cancel is consumed by the call it stopped (or the next one)
@@ -148,13 +161,18 @@ GenerateResult Session::generate(std::span<const ChatMessage> messages,
   const int32_t im_start = engine.tokenizer().find_token("<|im_start|>");
   for (size_t i = 0; i < prompt.size(); ++i)
     if (prompt[i] == im_start) boundaries.push_back(int64_t(i));
-  return impl_->generate(prompt, boundaries, params, on_text);
+  // Qwen3.5's generation prompt with thinking on ends inside <think>: the reply starts there.
+  const bool thinking_open = engine.chat_format() == ChatFormat::Qwen35 &&
+                             params.add_generation_prompt && params.enable_thinking;
+  ReplyParser reply(engine.chat_format(), thinking_open, !params.tools.empty());
+  return impl_->generate(prompt, boundaries, params, reply, on_text);
 }
 
 GenerateResult Session::generate_tokens(std::span<const int32_t> prompt,
                                         const GenerateParams& params,
                                         const TokenCallback& on_text) {
-  return impl_->generate(prompt, {}, params, on_text);
+  ReplyParser reply(ChatFormat::ChatML, false, false);  // no template: only <think> is read
+  return impl_->generate(prompt, {}, params, reply, on_text);
 }
 
 void Session::cancel() {

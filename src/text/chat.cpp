@@ -5,6 +5,8 @@
 #include <initializer_list>
 
 #include "base/error.h"
+#include "text/spaces.h"
+#include "text/tokenizer_utf8.h"
 
 namespace kz {
 namespace {
@@ -13,49 +15,6 @@ constexpr std::string_view kStart = "<|im_start|>";
 constexpr std::string_view kEnd = "<|im_end|>\n";
 constexpr std::string_view kThinkOpen = "<think>";
 constexpr std::string_view kThinkClose = "</think>";
-
-// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b0 = static_cast<uint8_t>(s[i]);
-    size_t len;
-    uint32_t min, cp;
-    if (b0 < 0x80) {
-      ++i;
-      continue;
-    } else if ((b0 & 0xE0) == 0xC0) {
-      len = 2, min = 0x80, cp = b0 & 0x1F;
-    } else if ((b0 & 0xF0) == 0xE0) {
-      len = 3, min = 0x800, cp = b0 & 0x0F;
-    } else if ((b0 & 0xF8) == 0xF0) {
-      len = 4, min = 0x10000, cp = b0 & 0x07;
-    } else {
-      return false;
-    }
-    if (s.size() - i < len) return false;
-    for (size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<uint8_t>(s[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += len;
-  }
-  return true;
-}
-
-// The C-locale isspace set, as llama.cpp's Jinja `trim` uses. Python's str.strip() would also
-// strip \x1c-\x1f and Unicode spaces; llama.cpp is the reference here.
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 std::string_view lstrip_newlines(std::string_view s) {
   while (!s.empty() && s.front() == '\n') s.remove_prefix(1);
@@ -117,11 +76,27 @@ void validate(std::span<const ChatMessage> messages) {
   if (messages.empty()) fail("render_chat: no messages");
   for (size_t i = 0; i < messages.size(); ++i) {
     const ChatMessage& m = messages[i];
-    if (!valid_utf8(m.role) || !valid_utf8(m.content) || !valid_utf8(m.reasoning_content))
-      fail("message ", i, ": invalid UTF-8");
+    bool valid = is_valid_utf8(m.role) && is_valid_utf8(m.content) &&
+                 is_valid_utf8(m.reasoning_content) && is_valid_utf8(m.tool_call_id) &&
+                 is_valid_utf8(m.name);
+    for (const ToolCall& c : m.tool_calls)
+      valid = valid && is_valid_utf8(c.name) && is_valid_utf8(c.id) &&
+              is_valid_utf8(to_json_text(c.arguments));
+    if (!valid) fail("message ", i, ": invalid UTF-8");
     if (m.role != "system" && m.role != "user" && m.role != "assistant" && m.role != "tool")
       fail("message ", i, ": unknown role '", m.role, "'");
   }
+}
+
+// Each tool definition as the templates print it (`tool | tojson`).
+std::vector<std::string> tool_texts(std::span<const Json> tools) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < tools.size(); ++i) {
+    if (!tools[i].is_object()) fail("tools[", i, "]: expected an object");
+    out.push_back(to_json_text(tools[i]));
+    if (!is_valid_utf8(out.back())) fail("tools[", i, "]: invalid UTF-8");
+  }
+  return out;
 }
 
 // Role "tool": consecutive results share one user turn.
@@ -140,13 +115,44 @@ std::ptrdiff_t last_query_index(std::span<const ChatMessage> messages, ContentOf
   return -1;
 }
 
+// The Qwen3 system turn: with tools, the optional system text, then the tools section.
+void qwen3_system(RenderedChat& out, const ChatMessage& first, std::span<const std::string> tools) {
+  const bool has_system = first.role == "system";
+  if (tools.empty()) {
+    if (has_system) append(out, {kStart, "system\n", text(first.content), kEnd});
+    return;
+  }
+  append(out, {kStart, "system\n"});
+  if (has_system) append(out, {text(first.content), "\n\n"});
+  append(out, {"# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+               "You are provided with function signatures within <tools></tools> XML tags:\n"
+               "<tools>"});
+  for (const std::string& t : tools) append(out, {"\n", text(t)});
+  append(out, {"\n</tools>\n\nFor each function call, return a json object with function name and "
+               "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": "
+               "<function-name>, \"arguments\": <args-json-object>}\n</tool_call>",
+               kEnd});
+}
+
+// Qwen3's calls: JSON lines; string arguments are printed as they are (`arguments is string`).
+// `content` is the template's variable (after the </think> split), which decides the first "\n".
+void qwen3_tool_calls(RenderedChat& out, const ChatMessage& m, std::string_view content) {
+  for (size_t k = 0; k < m.tool_calls.size(); ++k) {
+    const ToolCall& c = m.tool_calls[k];
+    if (k > 0 || !content.empty()) append(out, {"\n"});
+    const std::string args =
+        c.arguments.is_string() ? c.arguments.as_string() : to_json_text(c.arguments);
+    append(out, {"<tool_call>\n{\"name\": \"", text(c.name), "\", \"arguments\": ", text(args),
+                 "}\n</tool_call>"});
+  }
+}
+
 // spec/chat.md §3.
 RenderedChat render_qwen3(std::span<const ChatMessage> messages, bool add_generation_prompt,
-                          bool enable_thinking) {
+                          bool enable_thinking, std::span<const std::string> tools) {
   RenderedChat out;
   const size_t n = messages.size();
-  if (messages[0].role == "system")
-    append(out, {kStart, "system\n", text(messages[0].content), kEnd});
+  qwen3_system(out, messages[0], tools);
   std::ptrdiff_t last_query = last_query_index(
       messages, [](const ChatMessage& m) -> std::string_view { return m.content; });
   if (last_query < 0) last_query = n - 1;  // the template's default: no turn counts as "after"
@@ -166,6 +172,7 @@ RenderedChat render_qwen3(std::span<const ChatMessage> messages, bool add_genera
       } else {
         append(out, {kStart, "assistant\n", text(content)});  // earlier turns lose their reasoning
       }
+      qwen3_tool_calls(out, m, content);
       append(out, {kEnd});
     } else if (m.role == "tool") {
       append_tool(out, messages, i, m.content, i == 0 || messages[i - 1].role != "tool");
@@ -178,13 +185,59 @@ RenderedChat render_qwen3(std::span<const ChatMessage> messages, bool add_genera
   return out;
 }
 
+// The Qwen3.5 system turn: with tools, the tools section first, then the system text if any.
+void qwen35_system(RenderedChat& out, const ChatMessage& first,
+                   std::span<const std::string> tools) {
+  const std::string_view system = first.role == "system" ? trim(first.content) : "";
+  if (tools.empty()) {
+    if (first.role == "system") append(out, {kStart, "system\n", text(system), kEnd});
+    return;
+  }
+  append(out,
+         {kStart, "system\n# Tools\n\nYou have access to the following functions:\n\n<tools>"});
+  for (const std::string& t : tools) append(out, {"\n", text(t)});
+  append(out,
+         {"\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with "
+          "NO suffix:\n\n<tool_call>\n<function=example_function_name>\n"
+          "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
+          "<parameter=example_parameter_2>\nThis is the value for the second parameter\nthat "
+          "can span\nmultiple lines\n</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\n"
+          "Reminder:\n- Function calls MUST follow the specified format: an inner "
+          "<function=...></function> block must be nested within <tool_call></tool_call> XML "
+          "tags\n- Required parameters MUST be specified\n- You may provide optional reasoning "
+          "for your function call in natural language BEFORE the function call, but NOT after\n"
+          "- If there is no function call available, answer the question like normal with your "
+          "current knowledge and do not tell the user about function calls\n</IMPORTANT>"});
+  if (!system.empty()) append(out, {"\n\n", text(system)});
+  append(out, {kEnd});
+}
+
+// Qwen3.5's calls: one <parameter=…> block per argument; objects and arrays as tojson, other
+// values as Python's str() (the template's `string` filter: True, None, 1.0).
+void qwen35_tool_calls(RenderedChat& out, const ChatMessage& m, std::string_view content,
+                       size_t index) {
+  for (size_t k = 0; k < m.tool_calls.size(); ++k) {
+    const ToolCall& c = m.tool_calls[k];
+    const char* open = k > 0                   ? "\n<tool_call>\n<function="
+                       : trim(content).empty() ? "<tool_call>\n<function="
+                                               : "\n\n<tool_call>\n<function=";
+    append(out, {open, text(c.name), ">\n"});
+    // The template's `arguments|items` fails on anything but a mapping.
+    if (!c.arguments.is_object())
+      fail("message ", index, ": tool call ", k, ": arguments must be a JSON object");
+    for (const auto& [key, value] : c.arguments.as_object())
+      append(out,
+             {"<parameter=", text(key), ">\n", text(to_python_str(value)), "\n</parameter>\n"});
+    append(out, {"</function>\n</tool_call>"});
+  }
+}
+
 // spec/chat.md §4: every content trimmed, stricter checks, <think> always opened.
 RenderedChat render_qwen35(std::span<const ChatMessage> messages, bool add_generation_prompt,
-                           bool enable_thinking) {
+                           bool enable_thinking, std::span<const std::string> tools) {
   RenderedChat out;
   const size_t n = messages.size();
-  if (messages[0].role == "system")
-    append(out, {kStart, "system\n", text(trim(messages[0].content)), kEnd});
+  qwen35_system(out, messages[0], tools);
   const std::ptrdiff_t last_query =
       last_query_index(messages, [](const ChatMessage& m) { return trim(m.content); });
   if (last_query < 0) fail("render_chat: no user query found in messages");
@@ -206,6 +259,7 @@ RenderedChat render_qwen35(std::span<const ChatMessage> messages, bool add_gener
       } else {
         append(out, {kStart, "assistant\n", text(content)});
       }
+      qwen35_tool_calls(out, m, content, i);
       append(out, {kEnd});
     } else if (m.role == "tool") {
       // `loop.previtem and …` is false for the first message, so a leading tool result gets no
@@ -274,22 +328,29 @@ ChatFormat detect_chat_format(std::string_view template_text) {
 }
 
 RenderedChat render_chat_marked(ChatFormat format, std::span<const ChatMessage> messages,
-                                bool add_generation_prompt, bool enable_thinking) {
+                                bool add_generation_prompt, bool enable_thinking,
+                                std::span<const Json> tools) {
   validate(messages);
+  const std::vector<std::string> tools_text = tool_texts(tools);
   switch (format) {
     case ChatFormat::Qwen3:
-      return render_qwen3(messages, add_generation_prompt, enable_thinking);
+      return render_qwen3(messages, add_generation_prompt, enable_thinking, tools_text);
     case ChatFormat::Qwen35:
-      return render_qwen35(messages, add_generation_prompt, enable_thinking);
+      return render_qwen35(messages, add_generation_prompt, enable_thinking, tools_text);
     case ChatFormat::ChatML:
+      if (!tools.empty()) fail("render_chat: this model's chat template has no tool calling");
+      for (size_t i = 0; i < messages.size(); ++i)
+        if (!messages[i].tool_calls.empty())
+          fail("message ", i, ": this model's chat template has no tool calls");
       return render_chatml(messages, add_generation_prompt);
   }
   fail("render_chat: unknown chat format");
 }
 
 std::string render_chat(ChatFormat format, std::span<const ChatMessage> messages,
-                        bool add_generation_prompt, bool enable_thinking) {
-  return render_chat_marked(format, messages, add_generation_prompt, enable_thinking).text;
+                        bool add_generation_prompt, bool enable_thinking,
+                        std::span<const Json> tools) {
+  return render_chat_marked(format, messages, add_generation_prompt, enable_thinking, tools).text;
 }
 
 }  // namespace kz

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads, mkstemp */
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,6 +558,129 @@ static void test_bad_inputs(kz_engine* engine, kz_engine* other) {
 }
 
 /* A session keeps its engine alive. */
+/* ---- tool calling ---- */
+
+static const char* const kTools =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"get_time\", \"description\": "
+    "\"The time in a zone.\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"zone\": {\"type\": \"string\"}}}}}]";
+
+static kz_generate_params tool_params(int max_tokens) {
+  kz_generate_params params = greedy(max_tokens);
+  params.enable_thinking = 0;
+  params.tools = kTools;
+  return params;
+}
+
+static kz_chat_message chat_message(const char* role, const char* content) {
+  kz_chat_message m;
+  memset(&m, 0, sizeof m);
+  m.struct_size = sizeof m;
+  m.role = role;
+  m.content = content;
+  return m;
+}
+
+/* A two-step tool conversation: the model's answer, then a forced tool call and its result. */
+static void test_tools(kz_engine* engine) {
+  const kz_tool_call call = {"call_1", "get_time", "{\"zone\": \"Europe/Paris\"}"};
+  kz_chat_message history[3];
+  kz_generate_params params = tool_params(6);
+  kz_generate_result r1 = empty_result(), r2 = empty_result(), r3 = empty_result();
+  kz_session* session = new_session(engine);
+  printf("tools\n");
+  history[0] = chat_message("user", "What time is it in Paris?");
+  /* Step 1: the model answers (random weights: text, no call). */
+  REQUIRE_OK(kz_generate_chat(session, history, 1, &params, NULL, NULL, &r1, ERR));
+  CHECK(r1.content != NULL && r1.reasoning != NULL && r1.reasoning[0] == '\0');
+  CHECK(r1.n_tool_calls == 0 && r1.tool_call_malformed == 0);
+  CHECK(r1.content != NULL && strstr(r1.text, r1.content) != NULL);
+
+  /* Step 2: the system turn with the tools and the user turn are reused. */
+  history[1] = chat_message("assistant", "");
+  history[1].tool_calls = &call;
+  history[1].n_tool_calls = 1;
+  history[2] = chat_message("tool", "12:00");
+  history[2].tool_call_id = "call_1";
+  history[2].name = "get_time";
+  REQUIRE_OK(kz_generate_chat(session, history, 3, &params, NULL, NULL, &r2, ERR));
+  printf("  step 2: %lld prompt tokens, %lld reused (step 1 prompt: %lld)\n",
+         (long long)r2.prompt_tokens, (long long)r2.cached_tokens, (long long)r1.prompt_tokens);
+  CHECK(r2.prompt_tokens > r1.prompt_tokens);
+  CHECK(r2.cached_tokens >= r1.prompt_tokens - 1);
+
+  /* The structured call renders as the template's own text: the same turn written out by hand
+   * gives the same prompt and the same answer. */
+  {
+    kz_chat_message by_hand[3];
+    kz_session* fresh = new_session(engine);
+    memcpy(by_hand, history, sizeof by_hand);
+    by_hand[1].tool_calls = NULL;
+    by_hand[1].n_tool_calls = 0;
+    by_hand[1].content =
+        "<tool_call>\n<function=get_time>\n<parameter=zone>\nEurope/Paris\n</parameter>\n"
+        "</function>\n</tool_call>";
+    REQUIRE_OK(kz_generate_chat(fresh, by_hand, 3, &params, NULL, NULL, &r3, ERR));
+    CHECK(r3.prompt_tokens == r2.prompt_tokens);
+    CHECK(same_tokens(&r2, &r3));
+    kz_session_free(fresh);
+  }
+  kz_result_free(&r1);
+  kz_result_free(&r2);
+  kz_result_free(&r3);
+  CHECK(r2.content == NULL && r2.tool_calls == NULL && r2.struct_size == sizeof r2);
+
+  /* Errors name what is wrong. */
+  {
+    char* error = NULL;
+    kz_status status;
+    kz_generate_params bad = tool_params(2);
+    kz_tool_call bad_call = {NULL, "get_time", "{\"zone\": }"};
+    bad.tools = "[{\"name\": 1,}]";
+    status = kz_generate_chat(session, history, 1, &bad, NULL, NULL, NULL, &error);
+    expect_error("bad tools JSON", status, KZ_ERR_ENGINE, error,
+                 "tools: line 1, column 13: expected a string key");
+    history[1].tool_calls = &bad_call;
+    status = kz_generate_chat(session, history, 3, &params, NULL, NULL, NULL, &error);
+    expect_error("bad arguments JSON", status, KZ_ERR_ENGINE, error,
+                 "messages[1].tool_calls[0].arguments: line 1, column 10");
+    history[1].tool_calls = &call;
+    history[2].struct_size = 8;
+    status = kz_generate_chat(session, history, 3, &params, NULL, NULL, NULL, &error);
+    expect_error("mixed struct sizes", status, KZ_ERR_INVALID_ARGUMENT, error, "struct_size");
+  }
+  kz_session_free(session);
+}
+
+/* A program built against the version-1 header: version-1 params and result sizes. It gets what
+ * it got before, and nothing is written past its result. */
+static void test_version1_caller(kz_engine* engine) {
+  const kz_message history[2] = {{"system", "Be brief.", NULL}, {"user", "Hello", NULL}};
+  struct {
+    kz_generate_result result;
+    unsigned char after[64];
+  } old_out;
+  kz_generate_params old_params = greedy(4), new_params = greedy(4);
+  kz_generate_result new_result = empty_result();
+  kz_session *a = new_session(engine), *b = new_session(engine);
+  size_t i;
+  printf("version-1 caller\n");
+  old_params.struct_size = offsetof(kz_generate_params, tools);
+  memset(&old_out, 0xAB, sizeof old_out);
+  old_out.result.struct_size = offsetof(kz_generate_result, content);
+  REQUIRE_OK(kz_generate(a, history, 2, &old_params, NULL, NULL, &old_out.result, ERR));
+  REQUIRE_OK(kz_generate(b, history, 2, &new_params, NULL, NULL, &new_result, ERR));
+  CHECK(old_out.result.prompt_tokens == new_result.prompt_tokens);
+  CHECK(same_tokens(&old_out.result, &new_result));
+  CHECK(strcmp(old_out.result.text, new_result.text) == 0);
+  for (i = offsetof(kz_generate_result, content); i < sizeof old_out; ++i)
+    CHECK(((unsigned char*)&old_out)[i] == 0xAB);
+  kz_result_free(&old_out.result);
+  kz_result_free(&new_result);
+  kz_session_free(a);
+  kz_session_free(b);
+}
+
 static void test_engine_freed_first(kz_engine* engine) {
   kz_session* session = new_session(engine);
   kz_generate_params params = greedy(4);
@@ -588,6 +712,8 @@ int main(int argc, char** argv) {
   test_cancel(engine);
   test_state(engine);
   test_bad_inputs(engine, other);
+  test_tools(engine);
+  test_version1_caller(engine);
   kz_engine_free(other);
   test_engine_freed_first(engine);
 

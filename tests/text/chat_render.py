@@ -4,7 +4,7 @@ chat_test.cpp can compare its C++ rendering against the template itself.
 
 usage: chat_render.py TEMPLATE CASES_JSON OUT_DIR
 CASES_JSON is a list of {"messages": [...], "add_generation_prompt": bool,
-"enable_thinking": bool}. For case i this writes OUT_DIR/i.txt (the rendering, UTF-8) or
+"enable_thinking": bool} (and "tools": [...] for tool calling). For case i this writes OUT_DIR/i.txt (the rendering, UTF-8) or
 OUT_DIR/i.err (the template's error message).
 """
 import json
@@ -23,9 +23,11 @@ def raise_exception(message):
     raise jinja2.exceptions.TemplateError(message)
 
 
-def tojson(value, indent=None):
-    # HF's override of Jinja's HTML-escaping tojson; unused without tools, kept for fidelity.
-    return json.dumps(value, ensure_ascii=False, indent=indent)
+def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    # transformers' override of Jinja's own tojson (which sorts keys and writes \u003c for <,
+    # \uXXXX for non-ASCII): the models were trained on this form, and llama.cpp writes the same.
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                      sort_keys=sort_keys)
 
 
 def main():
