@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev                      # libFuzzer targets (scripts/fuzz.sh)
   unicode-data                                  # scripts/gen_unicode_tables.py's input
   nlohmann-json3-dev                            # fixtures in tests
+  libcpp-httplib-dev                            # kazeia serve (HTTP server)
   python3 python3-jinja2                        # chat templates rendered by real Jinja in tests
   openjdk-17-jdk-headless                       # JNI bindings and their Java test
   g++-aarch64-linux-gnu qemu-user               # ARM64 cross build, tests under emulation

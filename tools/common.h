@@ -66,5 +66,6 @@ int cmd_chat(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_oracle(int argc, char** argv);
 int cmd_devices(int argc, char** argv);
+int cmd_serve(int argc, char** argv);
 
 }  // namespace kz::cli

@@ -26,6 +26,7 @@ constexpr Command kCommands[] = {
     {"bench", kz::cli::cmd_bench, "measure prompt processing, generation and multi-turn reuse"},
     {"oracle", kz::cli::cmd_oracle, "check every op of a device against the reference backend"},
     {"devices", kz::cli::cmd_devices, "list the OpenCL platforms and devices"},
+    {"serve", kz::cli::cmd_serve, "OpenAI-compatible HTTP server (chat, completions, streaming)"},
 };
 
 void usage(FILE* out) {

@@ -7,12 +7,15 @@
 // byte[] and are decoded by Java.
 #include <jni.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,12 +24,17 @@
 
 namespace {
 
+// Strings per message and per tool call in Native.generate's flattened arrays (Native.java).
+constexpr size_t kMessageFields = 5;
+constexpr size_t kToolCallFields = 3;
+
 // Classes and method ids looked up once in JNI_OnLoad (the usual JNI practice: lookups are slow
 // and the ids stay valid while the classes are loaded, which the global refs guarantee).
 struct JavaIds {
   jclass exception = nullptr;  // ai.kazeia.KazeiaException
   jmethodID exception_ctor = nullptr;
-  jclass result = nullptr;  // ai.kazeia.GenerateResult
+  jclass result = nullptr;      // ai.kazeia.GenerateResult
+  jclass byte_array = nullptr;  // byte[], the element type of the result's tool calls
   jmethodID result_ctor = nullptr;
   jmethodID on_piece = nullptr;  // ai.kazeia.Session$PieceSink.onPiece(byte[])
 };
@@ -148,6 +156,51 @@ std::vector<std::optional<std::string>> to_utf8_array(JNIEnv* env, jobjectArray 
   return out;
 }
 
+// A conversation from Native.generate's flattened arrays (Native.java says how), as the
+// kz_chat_message array a C caller would pass; it owns the strings the messages point to.
+struct History {
+  std::vector<std::optional<std::string>> strings, call_strings;
+  std::vector<kz_tool_call> calls;
+  std::vector<kz_chat_message> messages;
+};
+
+History read_history(JNIEnv* env, jobjectArray messages, jintArray tool_call_counts,
+                     jobjectArray tool_calls) {
+  History h;
+  h.strings = to_utf8_array(env, messages);
+  h.call_strings = to_utf8_array(env, tool_calls);
+  h.messages.resize(h.strings.size() / kMessageFields);
+  h.calls.resize(h.call_strings.size() / kToolCallFields);
+  std::vector<jint> counts(h.messages.size());
+  if (!counts.empty()) {  // Session.java always sends one count per message
+    if (!tool_call_counts || env->GetArrayLength(tool_call_counts) != jsize(counts.size()))
+      throw std::logic_error("Native.generate: one tool-call count per message expected");
+    env->GetIntArrayRegion(tool_call_counts, 0, jsize(counts.size()), counts.data());
+  }
+  size_t next_call = 0;
+  for (size_t i = 0; i < h.messages.size(); ++i) {
+    const auto* fields = &h.strings[kMessageFields * i];
+    kz_chat_message& m = h.messages[i];
+    m.struct_size = sizeof m;
+    m.role = c_str_or_null(fields[0]);
+    m.content = c_str_or_null(fields[1]);
+    m.reasoning_content = c_str_or_null(fields[2]);
+    m.tool_call_id = c_str_or_null(fields[3]);
+    m.name = c_str_or_null(fields[4]);
+    const size_t n_calls = static_cast<size_t>(std::max<jint>(0, counts[i]));
+    if (n_calls > h.calls.size() - next_call)
+      throw std::logic_error("Native.generate: more tool calls counted than given");
+    m.tool_calls = h.calls.data() + next_call;
+    m.n_tool_calls = n_calls;
+    for (size_t k = next_call; k < next_call + n_calls; ++k) {
+      const auto* call = &h.call_strings[kToolCallFields * k];
+      h.calls[k] = {c_str_or_null(call[0]), c_str_or_null(call[1]), c_str_or_null(call[2])};
+    }
+    next_call += n_calls;
+  }
+  return h;
+}
+
 // The streaming callback's context: the Java sink is called on the generating thread, which is
 // the thread that called Native.generate, so `env` is valid throughout.
 struct Stream {
@@ -168,19 +221,55 @@ int stream_piece(const char* piece, size_t len, void* user_data) {
   return go ? 1 : 0;
 }
 
+jbyteArray string_bytes(JNIEnv* env, const char* s) {
+  return to_bytes(env, s ? s : "", s ? std::strlen(s) : 0);
+}
+
+// The parsed calls as byte[3 * n]: the id, name and arguments of each in turn (Java decodes
+// them). One element's local ref alive at a time.
+jobjectArray tool_call_bytes(JNIEnv* env, const kz_generate_result& r) {
+  if (r.n_tool_calls > static_cast<size_t>(INT_MAX / 3)) throw std::bad_alloc();
+  jobjectArray out =
+      env->NewObjectArray(static_cast<jsize>(3 * r.n_tool_calls), ids.byte_array, nullptr);
+  for (size_t k = 0; out && k < r.n_tool_calls; ++k) {
+    const kz_tool_call& call = r.tool_calls[k];
+    const char* const fields[] = {call.id, call.name, call.arguments};
+    for (jsize f = 0; f < 3; ++f) {
+      jbyteArray bytes = string_bytes(env, fields[f]);
+      if (!bytes) {  // OutOfMemoryError pending
+        env->DeleteLocalRef(out);
+        return nullptr;
+      }
+      env->SetObjectArrayElement(out, static_cast<jsize>(3 * k) + f, bytes);
+      env->DeleteLocalRef(bytes);
+    }
+  }
+  return out;
+}
+
 jobject make_result(JNIEnv* env, const kz_generate_result& r) {
-  jbyteArray text = to_bytes(env, r.text, r.text_len);
-  if (!text) return nullptr;
   if (r.n_tokens > static_cast<size_t>(INT_MAX)) throw std::bad_alloc();
-  jintArray tokens = env->NewIntArray(static_cast<jsize>(r.n_tokens));
-  if (!tokens) return nullptr;
-  env->SetIntArrayRegion(tokens, 0, static_cast<jsize>(r.n_tokens),
-                         reinterpret_cast<const jint*>(r.tokens));
-  jobject result = env->NewObject(
-      ids.result, ids.result_ctor, text, tokens, static_cast<jint>(r.stop_reason), r.prompt_tokens,
-      r.cached_tokens, r.prefill_tokens, r.ttft_s, r.prefill_s, r.decode_s);
-  env->DeleteLocalRef(text);
-  env->DeleteLocalRef(tokens);
+  // Each step runs only if the previous one succeeded: after a failure an OutOfMemoryError is
+  // pending, and only the deletions below are allowed.
+  jbyteArray text = to_bytes(env, r.text, r.text_len);
+  jintArray tokens = text ? env->NewIntArray(static_cast<jsize>(r.n_tokens)) : nullptr;
+  if (tokens) {
+    env->SetIntArrayRegion(tokens, 0, static_cast<jsize>(r.n_tokens),
+                           reinterpret_cast<const jint*>(r.tokens));
+  }
+  jbyteArray content = tokens ? string_bytes(env, r.content) : nullptr;
+  jbyteArray reasoning = content ? string_bytes(env, r.reasoning) : nullptr;
+  jobjectArray calls = reasoning ? tool_call_bytes(env, r) : nullptr;
+  jobject result =
+      calls ? env->NewObject(ids.result, ids.result_ctor, text, tokens,
+                             static_cast<jint>(r.stop_reason), r.prompt_tokens, r.cached_tokens,
+                             r.prefill_tokens, r.ttft_s, r.prefill_s, r.decode_s, content,
+                             reasoning, calls, static_cast<jboolean>(r.tool_call_malformed != 0))
+            : nullptr;
+  for (jobject ref :
+       {jobject(text), jobject(tokens), jobject(content), jobject(reasoning), jobject(calls)}) {
+    if (ref) env->DeleteLocalRef(ref);
+  }
   return result;
 }
 
@@ -204,9 +293,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   ids.exception_ctor = env->GetMethodID(ids.exception, "<init>", "(I[B)V");
   ids.result = global_class(env, "ai/kazeia/GenerateResult");
   if (!ids.exception_ctor || !ids.result) return JNI_ERR;
-  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD)V");
+  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD[B[B[[BZ)V");
+  ids.byte_array = global_class(env, "[B");
   jclass sink = env->FindClass("ai/kazeia/Session$PieceSink");
-  if (!ids.result_ctor || !sink) return JNI_ERR;
+  if (!ids.result_ctor || !ids.byte_array || !sink) return JNI_ERR;
   ids.on_piece = env->GetMethodID(sink, "onPiece", "([B)Z");
   env->DeleteLocalRef(sink);
   if (!ids.on_piece) return JNI_ERR;
@@ -303,29 +393,25 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_sessionFree(JNIEnv*, jclass, jlong 
 }
 
 JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
-    JNIEnv* env, jclass, jlong session, jobjectArray messages, jintArray prompt, jfloat temperature,
-    jint top_k, jfloat top_p, jfloat min_p, jfloat repeat_penalty, jint repeat_last_n,
-    jfloat presence_penalty, jlong seed, jint max_tokens, jobjectArray stop,
-    jboolean enable_thinking, jboolean add_generation_prompt, jboolean reuse_prefix, jobject sink) {
+    JNIEnv* env, jclass, jlong session, jobjectArray messages, jintArray tool_call_counts,
+    jobjectArray tool_calls, jintArray prompt, jfloat temperature, jint top_k, jfloat top_p,
+    jfloat min_p, jfloat repeat_penalty, jint repeat_last_n, jfloat presence_penalty, jlong seed,
+    jint max_tokens, jobjectArray stop, jboolean enable_thinking, jboolean add_generation_prompt,
+    jboolean reuse_prefix, jstring tools, jobject sink) {
   return guarded<jobject>(env, nullptr, [&]() -> jobject {
-    // Either a conversation or token ids. Messages arrive flattened: role, content, reasoning
-    // content for each in turn.
+    // Either a conversation or token ids. Messages arrive flattened (Native.java says how) and
+    // go through kz_generate_chat, as a C caller's kz_chat_message array would.
     std::vector<int32_t> tokens;
     if (prompt) {
       tokens.resize(static_cast<size_t>(env->GetArrayLength(prompt)));
       env->GetIntArrayRegion(prompt, 0, static_cast<jsize>(tokens.size()),
                              reinterpret_cast<jint*>(tokens.data()));
     }
-    const auto strings = to_utf8_array(env, messages);
-    std::vector<kz_message> history(strings.size() / 3);
-    for (size_t i = 0; i < history.size(); ++i) {
-      history[i].role = c_str_or_null(strings[3 * i]);
-      history[i].content = c_str_or_null(strings[3 * i + 1]);
-      history[i].reasoning_content = c_str_or_null(strings[3 * i + 2]);
-    }
+    const History history = read_history(env, messages, tool_call_counts, tool_calls);
     const auto stop_strings = to_utf8_array(env, stop);
     std::vector<const char*> stop_ptrs;
     for (const auto& s : stop_strings) stop_ptrs.push_back(c_str_or_null(s));
+    const auto tools_json = to_utf8_or_null(env, tools);
 
     kz_generate_params p = kz_generate_params_default();
     p.temperature = temperature;
@@ -342,6 +428,7 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     p.enable_thinking = enable_thinking;
     p.add_generation_prompt = add_generation_prompt;
     p.reuse_prefix = reuse_prefix;
+    p.tools = c_str_or_null(tools_json);
 
     Stream stream{env, sink};
     kz_generate_result r{};
@@ -351,8 +438,8 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     const kz_status status =
         prompt ? kz_generate_tokens(as_session(session), tokens.data(), tokens.size(), &p, callback,
                                     &stream, &r, &error)
-               : kz_generate(as_session(session), history.data(), history.size(), &p, callback,
-                             &stream, &r, &error);
+               : kz_generate_chat(as_session(session), history.messages.data(),
+                                  history.messages.size(), &p, callback, &stream, &r, &error);
     if (env->ExceptionCheck()) {  // thrown by the listener: it wins over any C error
       kz_string_free(error);
       kz_result_free(&r);

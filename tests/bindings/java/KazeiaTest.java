@@ -6,6 +6,7 @@ import ai.kazeia.Message;
 import ai.kazeia.Session;
 import ai.kazeia.SessionParams;
 import ai.kazeia.StopReason;
+import ai.kazeia.ToolCall;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -311,6 +312,102 @@ public final class KazeiaTest {
     }
   }
 
+  private static final String TOOLS = "[{\"type\": \"function\", \"function\": {\"name\": "
+      + "\"get_time\", \"description\": \"The time in a zone.\", \"parameters\": {\"type\": "
+      + "\"object\", \"properties\": {\"zone\": {\"type\": \"string\"}}}}}]";
+
+  /** The chat templates' whitespace (C isspace), which the reply parser trims. */
+  private static String trimSpaces(String s) {
+    return s.replaceAll("^[ \t\n\u000B\f\r]+|[ \t\n\u000B\f\r]+$", "");
+  }
+
+  /**
+   * A two-step tool conversation (kz_generate_chat's path): the model's answer, then a tool call
+   * in the history and its result, which must render exactly as the same turn written as text.
+   */
+  private static void tools(Engine engine, Engine qwen3) {
+    System.out.println("tools");
+    GenerateParams params = greedy(6).tools(TOOLS);
+    List<Message> history =
+        new ArrayList<>(List.of(Message.user("What time is it in Z\u00fcrich?")));
+    try (Session session = newSession(engine)) {
+      // Step 1: random weights write text, not a call; the parts are the text read back.
+      StringBuilder streamed = new StringBuilder();
+      GenerateResult r1 = session.generate(history, params, piece -> {
+        streamed.append(piece);
+        return true;
+      });
+      System.out.println("  step 1: " + r1 + ", text \"" + r1.text + "\"");
+      check(streamed.toString().equals(r1.text), "no markup to hide: all of the text streamed");
+      check(r1.toolCalls.isEmpty() && !r1.toolCallMalformed, "no call in plain text");
+      if (!r1.text.contains("<think>") && !r1.text.contains("</think>")) {
+        check(r1.reasoning.isEmpty(), "thinking off: no reasoning");
+        check(r1.content.equals(trimSpaces(r1.text)), "the content is the text, trimmed");
+      }
+
+      // Step 2: the system turn with the tools and the user turn are reused.
+      ToolCall call = new ToolCall("call_1", "get_time", "{\"zone\": \"Europe/Z\u00fcrich\"}");
+      history.add(Message.assistant("", List.of(call)));
+      history.add(Message.tool("call_1", "12:00"));
+      GenerateResult r2 = session.generate(history, params);
+      System.out.println("  step 2: " + r2 + " (step 1 prompt: " + r1.promptTokens + ")");
+      check(r2.promptTokens > r1.promptTokens, "step 2's prompt is longer");
+      check(r2.cachedTokens >= r1.promptTokens - 1, "step 2 reuses step 1's prompt");
+
+      // The call renders as the template's own text (Qwen3.5: <function=...> with parameters).
+      List<Message> byHand = new ArrayList<>(history);
+      byHand.set(1, Message.assistant("<tool_call>\n<function=get_time>\n<parameter=zone>\n"
+          + "Europe/Z\u00fcrich\n</parameter>\n</function>\n</tool_call>"));
+      try (Session fresh = newSession(engine)) {
+        GenerateResult r3 = fresh.generate(byHand, params);
+        check(r3.promptTokens == r2.promptTokens, "call and text give the same prompt (Qwen3.5)");
+        check(Arrays.equals(r3.tokens, r2.tokens), "call and text give the same answer (Qwen3.5)");
+      }
+
+      // Thinking on: Qwen3.5's prompt ends inside <think>, so the reply starts as reasoning.
+      GenerateParams thinking = greedy(8).tools(TOOLS);
+      thinking.enableThinking = true;
+      try (Session fresh = newSession(engine)) {
+        GenerateResult rt = fresh.generate(history.subList(0, 1), thinking);
+        System.out.println("  thinking: text \"" + rt.text + "\", reasoning \"" + rt.reasoning
+            + "\", content \"" + rt.content + "\"");
+        int close = rt.text.indexOf("</think>");
+        String rest = close < 0 ? "" : rt.text.substring(close + "</think>".length());
+        if (!rest.contains("<think>")) {
+          check(rt.reasoning.equals(trimSpaces(close < 0 ? rt.text : rt.text.substring(0, close))),
+              "the reasoning is the text up to </think>");
+          check(rt.content.equals(trimSpaces(rest)), "the content is the text after </think>");
+        }
+        check(!rt.reasoning.isEmpty(), "some reasoning came back");
+      }
+
+      // Errors are one line naming what is wrong; the session is left as it was.
+      long held = session.nTokens();
+      expectError("bad tools JSON", "tools: line 1, column 13: expected a string key",
+          () -> session.generate(history, greedy(2).tools("[{\"name\": 1,}]")));
+      List<Message> badCall = new ArrayList<>(history);
+      badCall.set(1, Message.assistant("", List.of(new ToolCall("get_time", "{\"zone\": }"))));
+      expectError("bad arguments JSON", "messages[1].tool_calls[0].arguments: line 1, column 10",
+          () -> session.generate(badCall, params));
+      check(session.nTokens() == held, "failed calls left the session unchanged");
+    }
+
+    // Qwen3 writes the call as JSON: nested arguments keep their JSON types.
+    List<Message> chat = List.of(Message.user("Remind me."),
+        Message.assistant("", List.of(new ToolCall("remind", "{\"at\": {\"h\": 9, \"m\": 30}}"))),
+        Message.tool(null, "done"));
+    List<Message> chatByHand = List.of(chat.get(0),
+        Message.assistant("<tool_call>\n{\"name\": \"remind\", \"arguments\": {\"at\": {\"h\": 9, "
+            + "\"m\": 30}}}\n</tool_call>"),
+        chat.get(2));
+    try (Session a = newSession(qwen3); Session b = newSession(qwen3)) {
+      GenerateResult ra = a.generate(chat, greedy(6).tools(TOOLS));
+      GenerateResult rb = b.generate(chatByHand, greedy(6).tools(TOOLS));
+      check(ra.promptTokens == rb.promptTokens, "call and text give the same prompt (Qwen3)");
+      check(Arrays.equals(ra.tokens, rb.tokens), "call and text give the same answer (Qwen3)");
+    }
+  }
+
   /** Sessions of one engine run on different threads at once and agree with each other. */
   private static void concurrentSessions(Engine engine) throws Exception {
     System.out.println("concurrent sessions");
@@ -338,7 +435,7 @@ public final class KazeiaTest {
       System.err.println("usage: java KazeiaTest <model.gguf> <other-model.gguf>");
       System.exit(2);
     }
-    check(Engine.apiVersion() == 1, "API version 1");
+    check(Engine.apiVersion() == 2, "API version 2 (tool calling in the C ABI)");
     Engine engine = Engine.load(args[0]);
     try (Engine other = Engine.load(args[1])) {
       multiTurn(engine);
@@ -346,6 +443,7 @@ public final class KazeiaTest {
       state(engine);
       badInputs(engine, other);
       concurrentSessions(engine);
+      tools(engine, other);
     }
     // Closing the engine first is allowed: the session keeps the model alive.
     try (Session survivor = newSession(engine)) {

@@ -25,6 +25,13 @@ public final class GenerateParams {
   public boolean addGenerationPrompt = Native.DEFAULTS[Native.ADD_GENERATION_PROMPT] != 0;
   /** false: recompute the whole history. */
   public boolean reusePrefix = Native.DEFAULTS[Native.REUSE_PREFIX] != 0;
+  /**
+   * The tools as the JSON text of an array of definitions (OpenAI's {"type": "function",
+   * "function": {...}}), printed in the system turn as the model's template does; null: none.
+   * With tools, the reply's tool calls come back in GenerateResult.toolCalls and the listener
+   * never sees their markup.
+   */
+  public String tools;
 
   /** Greedy decoding: the same input always gives the same tokens. */
   public static GenerateParams greedy() {
@@ -45,6 +52,11 @@ public final class GenerateParams {
 
   public GenerateParams seed(long value) {
     seed = value;
+    return this;
+  }
+
+  public GenerateParams tools(String json) {
+    tools = json;
     return this;
   }
 }

@@ -1,10 +1,22 @@
 package ai.kazeia;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /** The outcome of one Session.generate call. */
 public final class GenerateResult {
+  /** Everything generated (after stop strings), markup included. */
   public final String text;
+  /** The text read back: the answer without reasoning and tool-call markup. */
+  public final String content;
+  /** The text inside the think block; "" when none. */
+  public final String reasoning;
+  /** The calls the reply made; parsed only when GenerateParams.tools was given. */
+  public final List<ToolCall> toolCalls;
+  /** A tool-call block did not parse: its text was kept in content (never dropped). */
+  public final boolean toolCallMalformed;
   /** Generated token ids. */
   public final int[] tokens;
   public final StopReason stopReason;
@@ -19,11 +31,23 @@ public final class GenerateResult {
   public final double prefillSeconds;
   public final double decodeSeconds;
 
-  // Called from native code.
+  // Called from native code: strings as UTF-8 bytes, each tool call as three of them (id, name,
+  // arguments) in turn.
   GenerateResult(byte[] utf8Text, int[] tokens, int stopReason, long promptTokens,
       long cachedTokens, long prefillTokens, double ttftSeconds, double prefillSeconds,
-      double decodeSeconds) {
+      double decodeSeconds, byte[] utf8Content, byte[] utf8Reasoning, byte[][] utf8ToolCalls,
+      boolean toolCallMalformed) {
     this.text = new String(utf8Text, StandardCharsets.UTF_8);
+    this.content = new String(utf8Content, StandardCharsets.UTF_8);
+    this.reasoning = new String(utf8Reasoning, StandardCharsets.UTF_8);
+    List<ToolCall> calls = new ArrayList<>();
+    for (int i = 0; i + 2 < utf8ToolCalls.length; i += 3) {
+      calls.add(new ToolCall(new String(utf8ToolCalls[i], StandardCharsets.UTF_8),
+          new String(utf8ToolCalls[i + 1], StandardCharsets.UTF_8),
+          new String(utf8ToolCalls[i + 2], StandardCharsets.UTF_8)));
+    }
+    this.toolCalls = Collections.unmodifiableList(calls);
+    this.toolCallMalformed = toolCallMalformed;
     this.tokens = tokens;
     this.stopReason = StopReason.values()[stopReason];
     this.promptTokens = promptTokens;
@@ -41,6 +65,8 @@ public final class GenerateResult {
   @Override
   public String toString() {
     return "GenerateResult{stop=" + stopReason + ", prompt=" + promptTokens + ", cached="
-        + cachedTokens + ", generated=" + tokens.length + "}";
+        + cachedTokens + ", generated=" + tokens.length
+        + (toolCalls.isEmpty() ? "" : ", toolCalls=" + toolCalls)
+        + (toolCallMalformed ? ", toolCallMalformed" : "") + "}";
   }
 }

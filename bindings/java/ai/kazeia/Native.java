@@ -44,15 +44,21 @@ final class Native {
 
   static native void sessionFree(long session);
 
+  /** Strings per message in generate's `messages`, and per call in its `toolCalls`. */
+  static final int MESSAGE_FIELDS = 5;
+  static final int TOOL_CALL_FIELDS = 3;
+
   /**
-   * Generates from messages (role, content, reasoning content or null, for each in turn) or, if
-   * prompt is not null, from those token ids.
+   * Generates from messages or, if prompt is not null, from those token ids. Messages arrive
+   * flattened: role, content, reasoning content, tool-call id and name (each may be null) for
+   * each in turn; message i's calls are the next toolCallCounts[i] triples (id, name, arguments
+   * as JSON) of toolCalls. tools: JSON text of the tool definitions, or null.
    */
-  static native GenerateResult generate(long session, String[] messages, int[] prompt,
-      float temperature,
-      int topK, float topP, float minP, float repeatPenalty, int repeatLastN,
-      float presencePenalty, long seed, int maxTokens, String[] stop, boolean enableThinking,
-      boolean addGenerationPrompt, boolean reusePrefix, Session.PieceSink sink);
+  static native GenerateResult generate(long session, String[] messages, int[] toolCallCounts,
+      String[] toolCalls, int[] prompt, float temperature, int topK, float topP, float minP,
+      float repeatPenalty, int repeatLastN, float presencePenalty, long seed, int maxTokens,
+      String[] stop, boolean enableThinking, boolean addGenerationPrompt, boolean reusePrefix,
+      String tools, Session.PieceSink sink);
 
   static native void cancel(long session);
 

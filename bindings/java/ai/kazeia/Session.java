@@ -2,6 +2,7 @@ package ai.kazeia;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -35,14 +36,25 @@ public final class Session implements AutoCloseable {
       TokenListener listener) {
     Objects.requireNonNull(messages, "messages");
     Objects.requireNonNull(params, "params");
-    String[] flat = new String[messages.size() * 3];
+    String[] flat = new String[messages.size() * Native.MESSAGE_FIELDS];
+    int[] callCounts = new int[messages.size()];
+    List<String> calls = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
       Message m = Objects.requireNonNull(messages.get(i), "message");
-      flat[3 * i] = m.role;
-      flat[3 * i + 1] = m.content;
-      flat[3 * i + 2] = m.reasoningContent;
+      int at = i * Native.MESSAGE_FIELDS;
+      flat[at] = m.role;
+      flat[at + 1] = m.content;
+      flat[at + 2] = m.reasoningContent;
+      flat[at + 3] = m.toolCallId;
+      flat[at + 4] = m.name;
+      callCounts[i] = m.toolCalls.size();
+      for (ToolCall call : m.toolCalls) {
+        calls.add(call.id);
+        calls.add(call.name);
+        calls.add(call.argumentsJson);
+      }
     }
-    return run(flat, null, params, listener);
+    return run(flat, callCounts, calls.toArray(new String[0]), null, params, listener);
   }
 
   /** The same from token ids, without chat formatting. */
@@ -50,16 +62,16 @@ public final class Session implements AutoCloseable {
       TokenListener listener) {
     Objects.requireNonNull(prompt, "prompt");
     Objects.requireNonNull(params, "params");
-    return run(null, prompt, params, listener);
+    return run(null, null, null, prompt, params, listener);
   }
 
-  private GenerateResult run(String[] messages, int[] prompt, GenerateParams params,
-      TokenListener listener) {
+  private GenerateResult run(String[] messages, int[] toolCallCounts, String[] toolCalls,
+      int[] prompt, GenerateParams params, TokenListener listener) {
     String[] stop = params.stop == null ? new String[0] : params.stop.toArray(new String[0]);
-    return Native.generate(open(), messages, prompt, params.temperature, params.topK,
-        params.topP, params.minP, params.repeatPenalty, params.repeatLastN,
-        params.presencePenalty, params.seed, params.maxTokens, stop, params.enableThinking,
-        params.addGenerationPrompt, params.reusePrefix,
+    return Native.generate(open(), messages, toolCallCounts, toolCalls, prompt,
+        params.temperature, params.topK, params.topP, params.minP, params.repeatPenalty,
+        params.repeatLastN, params.presencePenalty, params.seed, params.maxTokens, stop,
+        params.enableThinking, params.addGenerationPrompt, params.reusePrefix, params.tools,
         listener == null ? null : new PieceSink(listener));
   }
 

@@ -1,0 +1,193 @@
+#include "serve/routes.h"
+
+#include <cstdio>
+#include <random>
+
+#include "base/error.h"
+#include "base/timer.h"
+#include "serve/api_error.h"
+#include "serve/response.h"
+#include "serve/stream.h"
+#include "text/tokenizer.h"
+
+namespace kz::serve {
+
+namespace {
+
+void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(to_wire(body), "application/json");
+}
+
+void send_error(httplib::Response& res, const ApiError& e) {
+  send_json(res, e.status(), e.body());
+}
+
+// Runs a handler; whatever it throws becomes an OpenAI error object.
+template <class Handler>
+httplib::Server::Handler guarded(Handler handler) {
+  return [handler](const httplib::Request& req, httplib::Response& res) {
+    try {
+      handler(req, res);
+    } catch (const ApiError& e) {
+      send_error(res, e);
+    } catch (const ServerBusy& e) {
+      send_error(res, ApiError(503, "server_error", e.what(), "", "server_busy"));
+    } catch (const Error& e) {  // the engine refused the input
+      send_error(res, invalid_request(e.what()));
+    } catch (const std::exception& e) {
+      send_error(res, ApiError(500, "server_error", e.what()));
+    }
+  };
+}
+
+// Compares in time independent of where the strings differ.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= (unsigned char)(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+uint64_t random_seed() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng();
+}
+
+}  // namespace
+
+// One accepted request on its session, kept alive by the streaming response until it ends.
+struct Routes::Job {
+  GenerationRequest request;
+  std::vector<int32_t> prompt;
+  SessionPool::Lease lease;
+  ResponseHeader header;
+  Timer timer;
+};
+
+Routes::Routes(std::shared_ptr<const Engine> engine, SessionPool& pool, const ServerConfig& config)
+    : engine_(std::move(engine)), pool_(pool), config_(config) {}
+
+bool Routes::authorized(const httplib::Request& req) const {
+  return config_.api_key.empty() || req.path == "/health" ||
+         same_secret(req.get_header_value("Authorization"), "Bearer " + config_.api_key);
+}
+
+std::vector<int32_t> Routes::prompt_tokens(const GenerationRequest& r) const {
+  if (r.endpoint == Endpoint::Completions) return engine_->tokenizer().encode(r.prompt, false);
+  try {
+    return engine_->encode_chat(r.messages, r.params);
+  } catch (const Error& e) {
+    throw invalid_request(e.what(), "messages");
+  }
+}
+
+GenerateResult Routes::run(Job& job, const TokenCallback& on_text) const {
+  Session& session = job.lease.session();
+  if (job.request.endpoint == Endpoint::Completions)
+    return session.generate_tokens(job.prompt, job.request.params, on_text);
+  return session.generate(job.request.messages, job.request.params, on_text);
+}
+
+void Routes::log(const Job& job, const GenerateResult& r) const {
+  std::fprintf(stderr,
+               "kazeia serve: %s session %zu: %lld prompt tokens (%lld cached), %zu generated, "
+               "stop %s, %.3f s\n",
+               job.header.id.c_str(), job.lease.slot(), (long long)r.prompt_tokens,
+               (long long)r.cached_tokens, r.tokens.size(),
+               std::string(stop_reason_name(r.stop)).c_str(), job.timer.seconds());
+}
+
+void Routes::generation(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+  GenerationRequest r = endpoint == Endpoint::ChatCompletions
+                            ? parse_chat_request(req.body, config_.limits)
+                            : parse_completion_request(req.body, config_.limits);
+  if (!r.model.empty() && r.model != config_.model_id)
+    throw ApiError(404, "invalid_request_error",
+                   "The model `" + r.model + "` does not exist. This server serves `" +
+                       config_.model_id + "`.",
+                   "model", "model_not_found");
+  if (!r.seed_given) r.params.sampling.seed = random_seed();
+  std::vector<int32_t> prompt = prompt_tokens(r);
+  if (prompt.empty()) throw invalid_request("The prompt is empty.", "prompt");
+  if (int64_t(prompt.size()) >= config_.session.n_ctx)
+    throw invalid_request(
+        "This server's context holds " + std::to_string(config_.session.n_ctx) +
+            " tokens, but the prompt is " + std::to_string(prompt.size()) + " tokens.",
+        endpoint == Endpoint::ChatCompletions ? "messages" : "prompt", "context_length_exceeded");
+  SessionPool::Lease lease = pool_.acquire(prompt);
+  auto job = std::make_shared<Job>(Job{std::move(r),
+                                       std::move(prompt),
+                                       std::move(lease),
+                                       new_response_header(endpoint, config_.model_id),
+                                       {}});
+  if (!job->request.stream) {
+    const GenerateResult result = run(*job, {});
+    log(*job, result);
+    send_json(res, 200, completion_body(job->header, result));
+    return;
+  }
+  // The generation runs while the response is written; the job (and its session) is released
+  // with the response, also when the client is gone before the first byte.
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream", [this, job](size_t, httplib::DataSink& sink) {
+        try {
+          const GenerateResult result = stream_generation(
+              job->header, job->request.include_usage,
+              [&](std::string_view bytes) { return sink.write(bytes.data(), bytes.size()); },
+              [&](const TokenCallback& on_text) { return run(*job, on_text); });
+          log(*job, result);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "kazeia serve: %s: error: %s\n", job->header.id.c_str(), e.what());
+        }
+        sink.done();
+        return true;
+      });
+}
+
+void Routes::install(httplib::Server& server) {
+  using httplib::Request;
+  using httplib::Response;
+  server.set_pre_routing_handler([this](const Request& req, Response& res) {
+    if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
+    const bool given = req.has_header("Authorization");
+    send_error(res, ApiError(401, "invalid_request_error",
+                             given ? "Incorrect API key provided."
+                                   : "You didn't provide an API key (Authorization: Bearer KEY).",
+                             "", "invalid_api_key"));
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  server.set_error_handler([](const Request& req, Response& res) {
+    if (res.body.empty())
+      send_json(res, res.status, status_error_body(res.status, req.method, req.path));
+  });
+  server.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
+    send_error(res, ApiError(500, "server_error", "internal error"));
+  });
+  server.Post("/v1/chat/completions", guarded([this](const Request& req, Response& res) {
+                generation(req, res, Endpoint::ChatCompletions);
+              }));
+  server.Post("/v1/completions", guarded([this](const Request& req, Response& res) {
+                generation(req, res, Endpoint::Completions);
+              }));
+  server.Get("/v1/models", guarded([this](const Request&, Response& res) {
+               send_json(res, 200, model_list(config_.model_id, config_.model_created));
+             }));
+  server.Get("/v1/models/(.+)", guarded([this](const Request& req, Response& res) {
+               if (req.matches[1] != config_.model_id)
+                 throw ApiError(404, "invalid_request_error",
+                                "The model `" + std::string(req.matches[1]) + "` does not exist.",
+                                "model", "model_not_found");
+               send_json(res, 200, model_entry(config_.model_id, config_.model_created));
+             }));
+  server.Get(
+      "/health", guarded([this](const Request&, Response& res) {
+        const SessionPool::Stats s = pool_.stats();
+        send_json(
+            res, 200,
+            {{"status", "ok"}, {"sessions", s.sessions}, {"busy", s.busy}, {"waiting", s.waiting}});
+      }));
+}
+
+}  // namespace kz::serve

@@ -1,0 +1,43 @@
+#include "serve/stream.h"
+
+#include "base/error.h"
+#include "serve/api_error.h"
+
+namespace kz::serve {
+
+std::string sse_event(std::string_view payload) {
+  std::string event = "data: ";
+  event += payload;
+  event += "\n\n";
+  return event;
+}
+
+GenerateResult stream_generation(const ResponseHeader& header, bool include_usage,
+                                 const EventWriter& write, const Generation& generate) {
+  auto send = [&](const nlohmann::json& chunk) { return write(sse_event(to_wire(chunk))); };
+  bool client_gone = header.endpoint == Endpoint::ChatCompletions && !send(role_chunk(header));
+  GenerateResult result;
+  if (client_gone) {
+    result.stop = StopReason::Cancelled;
+    return result;
+  }
+  try {
+    result = generate([&](std::string_view piece) {
+      client_gone = client_gone || !send(text_chunk(header, piece));
+      return !client_gone;
+    });
+  } catch (const Error& e) {
+    send(ApiError(500, "server_error", e.what()).body());
+    throw;
+  }
+  if (client_gone) {
+    result.stop = StopReason::Cancelled;
+    return result;
+  }
+  send(finish_chunk(header, result.stop));
+  if (include_usage) send(usage_chunk(header, result));
+  write(sse_event("[DONE]"));
+  return result;
+}
+
+}  // namespace kz::serve
