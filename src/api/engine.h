@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/speculative.h"
 #include "sampling/sampler.h"
 #include "text/chat.h"
 #include "text/reply_parser.h"
@@ -56,6 +57,9 @@ struct GenerateParams {
   // Tool definitions (JSON objects; parse_tools reads a JSON array of them), rendered in the
   // system turn as the template does. With tools, tool calls are parsed out of the reply.
   std::vector<Json> tools;
+  // Speculative decoding (runtime/speculative.h): drafts verified in one batch each. The output
+  // is the model's own: greedy, the same tokens as without it; sampling, the same distribution.
+  SpeculativeParams speculative;
 };
 
 enum class StopReason { EndOfTurn, StopString, MaxTokens, ContextFull, Cancelled };
@@ -72,10 +76,11 @@ struct GenerateResult {
   bool tool_call_malformed = false;
   std::vector<int32_t> tokens;  // generated token ids
   StopReason stop = StopReason::MaxTokens;
-  int64_t prompt_tokens = 0;   // tokens of the rendered history
-  int64_t cached_tokens = 0;   // of which reused from the session's previous state
-  int64_t prefill_tokens = 0;  // of which computed now (prompt_tokens - cached_tokens)
-  double ttft_s = 0;           // call start to first generated token
+  int64_t prompt_tokens = 0;     // tokens of the rendered history
+  int64_t cached_tokens = 0;     // of which reused from the session's previous state
+  int64_t prefill_tokens = 0;    // of which computed now (prompt_tokens - cached_tokens)
+  SpeculativeStats speculative;  // verification passes, drafted and accepted tokens
+  double ttft_s = 0;             // call start to first generated token
   double prefill_s = 0, decode_s = 0;
   double decode_tok_s() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
 };

@@ -13,7 +13,9 @@
 #include "base/timer.h"
 #include "model/model.h"
 #include "runtime/devices.h"
+#include "runtime/mtp_drafter.h"
 #include "runtime/sequence.h"
+#include "runtime/speculative.h"
 #include "runtime/state_image.h"
 #include "text/detokenizer.h"
 #include "text/tokenizer.h"
@@ -43,21 +45,57 @@ class SessionImpl {
   SessionImpl(std::shared_ptr<const Engine> engine, const SessionParams& p)
       : engine_(std::move(engine)),
         devices_(engine_->model(), device_options(p)),
-        seq_(engine_->model(), p.n_ctx, parse_kv_cache_type(p.k_type, "K cache type"),
-             parse_kv_cache_type(p.v_type, "V cache type"),
+        k_type_(parse_kv_cache_type(p.k_type, "K cache type")),
+        v_type_(parse_kv_cache_type(p.v_type, "V cache type")),
+        seq_(engine_->model(), p.n_ctx, k_type_, v_type_,
              CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
 
   GenerateResult generate(std::span<const int32_t> prompt, std::span<const int64_t> boundaries,
                           const GenerateParams& params, ReplyParser& reply,
                           const TokenCallback& on_text);
+  // Up to `room` drafts to follow `next` from the chosen source (none: plain decoding).
+  std::vector<int32_t> propose(const SpeculativeParams& spec, int32_t next, int64_t generated,
+                               int room);
+  // The MTP drafter, made on first use; null unless the source is MTP.
+  MtpDrafter* mtp_drafter(const SpeculativeParams& spec);
 
   std::shared_ptr<const Engine> engine_;
   Devices devices_;
+  DType k_type_, v_type_;
   Sequence seq_;
   Scratch scratch_;
-  std::vector<float> logits_;
+  std::vector<float> logits_, hidden_;
+  std::unique_ptr<MtpDrafter> mtp_;
   std::atomic<bool> cancel_{false};
 };
+
+MtpDrafter* SessionImpl::mtp_drafter(const SpeculativeParams& spec) {
+  if (spec.source != DraftSource::Mtp) return nullptr;
+  if (!mtp_) mtp_ = std::make_unique<MtpDrafter>(engine_->model(), seq_.n_ctx(), k_type_, v_type_);
+  return mtp_.get();
+}
+
+std::vector<int32_t> SessionImpl::propose(const SpeculativeParams& spec, int32_t next,
+                                          int64_t generated, int room) {
+  if (room <= 0) return {};
+  switch (spec.source) {
+    case DraftSource::None:
+      return {};
+    case DraftSource::Ngram: {
+      std::vector<int32_t> history = seq_.tokens();
+      history.push_back(next);
+      return ngram_draft(history, room);
+    }
+    case DraftSource::Mtp:
+      return mtp_->draft(devices_.backend(), scratch_, next, room);
+    case DraftSource::Replay: {
+      const int64_t from = std::min<int64_t>(generated, spec.replay.size());
+      const int64_t n = std::min<int64_t>(room, int64_t(spec.replay.size()) - from);
+      return {spec.replay.begin() + from, spec.replay.begin() + from + n};
+    }
+  }
+  return {};
+}
 
 GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
                                      std::span<const int64_t> boundaries,
@@ -72,8 +110,13 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   if (int64_t(prompt.size()) >= seq_.n_ctx())
     fail("context overflow: the prompt is ", prompt.size(), " tokens, the context holds ",
          seq_.n_ctx());
+  const SpeculativeParams& spec = params.speculative;
+  if (spec.source != DraftSource::None) check_max_draft(spec.max_draft, "speculative max_draft");
   Sampler sampler(params.sampling, int(model.info().n_vocab));
   StopStringFilter stops(params.stop);
+  Backend& backend = devices_.backend();
+  MtpDrafter* mtp = mtp_drafter(spec);
+  std::vector<float>* hidden = mtp ? &hidden_ : nullptr;  // the MTP layer reads the trunk's
 
   Timer timer;
   GenerateResult res;
@@ -81,11 +124,13 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   if (!params.reuse_prefix) seq_.reset();
   res.cached_tokens = seq_.resume(prompt);
   res.prefill_tokens = res.prompt_tokens - res.cached_tokens;
+  if (mtp) mtp->rewind(res.cached_tokens);
   // Also checkpoint one token before the end of the prompt, so a call with the same history
   // (a regenerated answer) recomputes only the last token.
   std::vector<int64_t> marks(boundaries.begin(), boundaries.end());
   marks.push_back(res.prompt_tokens - 1);
-  seq_.append(devices_.backend(), scratch_, prompt.subspan(res.cached_tokens), marks, logits_);
+  seq_.append(backend, scratch_, prompt.subspan(res.cached_tokens), marks, logits_, hidden);
+  if (mtp) mtp->observe(backend, scratch_, seq_.tokens(), hidden_);
   seq_.checkpoint();  // the end of the prompt: where the next turn's history diverges
   res.prefill_s = timer.seconds();
   const size_t window = std::max(0, params.sampling.repeat_last_n);
@@ -104,34 +149,70 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
     res.text += text;
     return show(reply.push(text));  // the parser holds back tool-call markup
   };
+  // Takes a produced token; false when generation ends with it (res.stop says why).
+  auto take = [&](int32_t token) {
+    if (res.tokens.empty()) res.ttft_s = timer.seconds();
+    res.tokens.push_back(token);
+    if (tok.is_end_of_generation(token)) {
+      res.stop = StopReason::EndOfTurn;
+      return false;
+    }
+    if (!emit(stops.push(detok.push(token)))) {
+      res.stop = StopReason::Cancelled;
+      return false;
+    }
+    if (stops.stopped()) {
+      res.stop = StopReason::StopString;
+      return false;
+    }
+    return int64_t(res.tokens.size()) < params.max_tokens;
+  };
   res.stop = StopReason::MaxTokens;
+  int32_t next = -1;  // produced but not evaluated yet; -1: to be sampled from logits_
   while (int64_t(res.tokens.size()) < params.max_tokens) {
     if (cancel_.load()) {
       res.stop = StopReason::Cancelled;
       break;
     }
-    const int32_t next = sampler.sample(logits_);
-    sampler.accept(next);
-    if (res.tokens.empty()) res.ttft_s = timer.seconds();
-    res.tokens.push_back(next);
-    if (tok.is_end_of_generation(next)) {
-      res.stop = StopReason::EndOfTurn;
-      break;
+    if (next < 0) {
+      next = sampler.sample(logits_);
+      sampler.accept(next);
     }
-    if (!emit(stops.push(detok.push(next)))) {
-      res.stop = StopReason::Cancelled;
-      break;
-    }
-    if (stops.stopped()) {
-      res.stop = StopReason::StopString;
-      break;
-    }
-    if (int64_t(res.tokens.size()) == params.max_tokens) break;
+    if (!take(next)) break;
     if (seq_.n_past() + 1 > seq_.n_ctx()) {
       res.stop = StopReason::ContextFull;
       break;
     }
-    seq_.append(devices_.backend(), scratch_, std::span(&next, 1), {}, logits_);
+    // Drafts beyond what max_tokens or the context allow would only be thrown away.
+    const int room =
+        int(std::min<int64_t>({spec.max_draft, params.max_tokens - int64_t(res.tokens.size()) - 1,
+                               seq_.n_ctx() - seq_.n_past() - 1}));
+    const std::vector<int32_t> drafts = propose(spec, next, int64_t(res.tokens.size()), room);
+    if (drafts.empty()) {
+      seq_.append(backend, scratch_, std::span(&next, 1), {}, logits_, hidden);
+      if (mtp) mtp->observe(backend, scratch_, seq_.tokens(), hidden_);
+      next = -1;
+      continue;
+    }
+    const Verified v =
+        verify_drafts(seq_, backend, scratch_, sampler, next, drafts, logits_, hidden);
+    res.speculative.passes += 1;
+    res.speculative.drafted += int64_t(drafts.size());
+    res.speculative.accepted += v.accepted;
+    int64_t kept = 1;  // `next`, then the accepted drafts taken
+    bool going = true;
+    for (int i = 0; i < v.accepted && going; ++i) {
+      going = take(v.tokens[i]);
+      if (going) ++kept;
+    }
+    // A draft that ended generation is not evaluated, as a plain last token is not.
+    seq_.keep_verified(backend, scratch_, kept);
+    if (mtp)
+      mtp->observe(backend, scratch_, seq_.tokens(),
+                   std::span(hidden_).first(kept * model.info().n_embd));
+    if (!going) break;
+    next = v.tokens.back();
+    sampler.accept(next);
   }
   if (res.stop != StopReason::StopString && res.stop != StopReason::Cancelled)
     emit(stops.push(detok.flush()) + stops.flush());
@@ -181,6 +262,7 @@ void Session::cancel() {
 
 void Session::reset() {
   impl_->seq_.reset();
+  if (impl_->mtp_) impl_->mtp_->rewind(0);
 }
 
 std::vector<uint8_t> Session::save_state() const {
@@ -191,6 +273,8 @@ std::vector<uint8_t> Session::save_state() const {
 void Session::load_state(std::span<const uint8_t> image) {
   RestoredState r = load_state_image(impl_->engine_->model(), image, impl_->seq_.n_ctx());
   impl_->seq_.replace(std::move(r.state), std::move(r.tokens), std::move(r.checkpoints));
+  // The image holds no MTP rows: the next call rebuilds them (runtime/mtp_drafter.h).
+  if (impl_->mtp_) impl_->mtp_->rewind(0);
 }
 
 void Session::save_state_file(const std::string& path) const {

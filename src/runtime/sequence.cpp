@@ -41,8 +41,11 @@ int64_t Sequence::resume(std::span<const int32_t> tokens) {
 }
 
 void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
-                      std::span<const int64_t> boundaries, std::vector<float>& logits) {
+                      std::span<const int64_t> boundaries, std::vector<float>& logits,
+                      std::vector<float>* hidden) {
   const int64_t end = state_.n_past + int64_t(tokens.size());
+  if (hidden) hidden->clear();
+  std::vector<float> part_hidden;
   size_t done = 0;
   while (done < tokens.size()) {
     // Evaluate up to the next checkpoint position (or the end).
@@ -57,7 +60,8 @@ void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_
     }
     const size_t n = size_t(stop - state_.n_past);
     const auto part = tokens.subspan(done, n);
-    model_.eval(backend, state_, scratch, part, false, logits);
+    model_.eval(backend, state_, scratch, part, false, logits, hidden ? &part_hidden : nullptr);
+    if (hidden) hidden->insert(hidden->end(), part_hidden.begin(), part_hidden.end());
     tokens_.insert(tokens_.end(), part.begin(), part.end());
     done += n;
     if (stop < end) checkpoint();
@@ -65,10 +69,10 @@ void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_
 }
 
 void Sequence::verify(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
-                      std::vector<float>& logits) {
+                      std::vector<float>& logits, std::vector<float>* hidden) {
   before_verify_.n_past = state_.n_past;
   if (has_recurrent_layers()) before_verify_.recur = state_.recur;  // same sizes: no allocation
-  model_.eval(backend, state_, scratch, tokens, true, logits);
+  model_.eval(backend, state_, scratch, tokens, true, logits, hidden);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
   verified_ = int64_t(tokens.size());
 }

@@ -38,15 +38,17 @@ class Sequence {
 
   // Evaluates tokens after the current ones, checkpointing the recurrent state at each position
   // in `boundaries` (absolute positions, e.g. message starts) and every policy.interval tokens.
-  // Writes the last token's logits.
+  // Writes the last token's logits and, if `hidden` is given, every token's final-normed hidden
+  // state (Model::eval).
   void append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
-              std::span<const int64_t> boundaries, std::vector<float>& logits);
+              std::span<const int64_t> boundaries, std::vector<float>& logits,
+              std::vector<float>* hidden = nullptr);
 
   // Speculative decoding: evaluates `tokens` (the next token and the drafts after it) in one
   // batch with every row's logits ([tokens.size()][n_vocab]), first keeping the recurrent state
   // it starts from; keep_verified(n) then keeps the first n of them.
   void verify(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
-              std::vector<float>& logits);
+              std::vector<float>& logits, std::vector<float>* hidden = nullptr);
   // Keeps the first n tokens of the last verify(): attention K/V by truncation; recurrent layers
   // cannot roll back, so their state is restored from before the batch and the n tokens are
   // evaluated again (state only, no logits).

@@ -48,10 +48,11 @@ std::vector<int32_t> ngram_draft(std::span<const int32_t> history, int max_token
 }
 
 Verified verify_drafts(Sequence& seq, Backend& backend, Scratch& scratch, Sampler& sampler,
-                       int32_t next, std::span<const int32_t> drafts, std::vector<float>& logits) {
+                       int32_t next, std::span<const int32_t> drafts, std::vector<float>& logits,
+                       std::vector<float>* hidden) {
   std::vector<int32_t> batch{next};
   batch.insert(batch.end(), drafts.begin(), drafts.end());
-  seq.verify(backend, scratch, batch, logits);
+  seq.verify(backend, scratch, batch, logits, hidden);
   const size_t n_vocab = logits.size() / batch.size();
   Verified v;
   for (size_t row = 0; row < batch.size(); ++row) {

@@ -49,9 +49,10 @@ struct Verified {
 // (Sequence::verify) and accepts drafts in order while the sampler agrees: greedy, while each is
 // the arg-max; sampling, by Sampler::sample_against. The sampler records the accepted drafts,
 // not the returned next token. The sequence then holds next and all drafts: the caller keeps
-// what it uses with Sequence::keep_verified.
+// what it uses with Sequence::keep_verified. `hidden`: the batch's hidden rows (Model::eval).
 Verified verify_drafts(Sequence& seq, Backend& backend, Scratch& scratch, Sampler& sampler,
-                       int32_t next, std::span<const int32_t> drafts, std::vector<float>& logits);
+                       int32_t next, std::span<const int32_t> drafts, std::vector<float>& logits,
+                       std::vector<float>* hidden = nullptr);
 
 // Counts for benchmarks and results.
 struct SpeculativeStats {
