@@ -59,6 +59,18 @@ struct ChatReplayResult {
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
                              SessionParams sp);
 
+// kazeia bench --spec: plain greedy decoding and speculative decoding side by side, alternating,
+// `reps` runs each of n_gen tokens after a prompt of n_prompt tokens (end-of-turn ignored).
+// Replay drafts the plain run's own tokens (full acceptance): the cost of verification itself.
+struct SpeculativeBenchResult {
+  Stat plain_tok_s, spec_tok_s;  // decode speed
+  SpeculativeStats stats;        // summed over the speculative runs
+  double pass_cost = 0;  // median time of a verification pass / median time of a plain token
+};
+SpeculativeBenchResult bench_speculative(const std::string& model_path, SessionParams sp,
+                                         SpeculativeParams spec, int n_prompt, int n_gen,
+                                         int reps);
+
 // kazeia bench --configs: A = CPU only, B = `device` for everything (with the op filter),
 // C = prefill on `device`, decode on the CPU; each in a child process (its own peak RSS), with
 // `args` (the bench's own flags) and the configuration's flags after them.

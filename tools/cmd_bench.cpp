@@ -96,6 +96,7 @@ void print_profile(const char* phase, const OpTimes& t) {
 
 int cmd_bench(int argc, char** argv) {
   EngineFlags engine;
+  SpeculativeFlags spec;
   std::string models_text, depth_text = "0", output = "md";
   int n_prompt = 512, n_gen = 128, reps = 5, chat_turns = 0, chat_tokens = 200;
   bool roofline = false, profile = false;
@@ -104,7 +105,10 @@ int cmd_bench(int argc, char** argv) {
               "Measure prompt processing (pp: the prompt as one batch) and token generation (tg: "
               "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
               "-d (tokens already in the cache, not timed). pp rows also give the time to first "
-              "token (ms). --chat N replays an N-turn conversation with and without prefix reuse.");
+              "token (ms). --chat N replays an N-turn conversation with and without prefix reuse. "
+              "--spec S generates -n tokens greedily with and without speculative decoding, "
+              "alternating, -r runs each; S = replay drafts the model's own greedy continuation "
+              "(full acceptance), which measures the cost of verification itself.");
   engine.declare(p);
   p.add("--models", "LIST", "comma-separated model files (in addition to -m)", &models_text);
   p.add("-p,--n-prompt", "N", "prompt tokens for pp (default 512; 0 = skip)", &n_prompt);
@@ -118,6 +122,7 @@ int cmd_bench(int argc, char** argv) {
   p.add_switch("--profile", "print time per op kind and layer kind (prefill and decode)", &profile);
   p.add("--chat", "TURNS", "replay a conversation of TURNS turns (TTFT per turn)", &chat_turns);
   p.add("--chat-tokens", "N", "tokens per user turn in --chat (default 200)", &chat_tokens);
+  spec.declare(p);
   p.add("--configs", "LIST",
         "the configuration matrix side by side, e.g. A,B,C: A = CPU only, B = --device for "
         "everything (with --op-filter, default auto), C = prefill on --device and decode on the "
@@ -125,6 +130,7 @@ int cmd_bench(int argc, char** argv) {
         &configs);
   p.add("--marker", "X", "a label for a child run of --configs (ignored)", &marker);
   if (!p.parse(argc, argv)) return 0;
+  const SpeculativeParams spec_params = spec.params(true);
   if (!configs.empty())
     return run_bench_configs(
         {configs, engine.backend, engine.op_filter, std::vector<std::string>(argv, argv + argc)});
@@ -295,6 +301,26 @@ int cmd_bench(int argc, char** argv) {
       std::printf(" | read bandwidth %.2f GB/s (median of %zu probes)", median_of(bandwidths) / 1e9,
                   bandwidths.size());
     std::printf("\n");
+  }
+
+  if (spec_params.source != DraftSource::None && n_gen > 1) {
+    std::printf("\nspeculative decoding: --spec %s --draft %d, %d tokens after a 32-token prompt\n",
+                spec.source.c_str(), spec.draft, n_gen);
+    std::printf(
+        "| model | plain tg t/s | speculative tg t/s | speed-up | accepted | tokens per pass | "
+        "pass / plain token |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (const auto& path : models) {
+      const SpeculativeBenchResult s =
+          bench_speculative(path, engine.session_params(), spec_params, 32, n_gen, reps);
+      const double accepted =
+          s.stats.drafted ? 100.0 * double(s.stats.accepted) / double(s.stats.drafted) : 0;
+      const double per_pass =
+          s.stats.passes ? double(s.stats.accepted + s.stats.passes) / double(s.stats.passes) : 0;
+      std::printf("| %s | %.2f ± %.2f | %.2f ± %.2f | %.2fx | %.1f%% | %.2f | %.2fx |\n",
+                  path.substr(path.find_last_of('/') + 1).c_str(), s.plain_tok_s.mean,
+                  s.plain_tok_s.sd, s.spec_tok_s.mean, s.spec_tok_s.sd,
+                  s.spec_tok_s.mean / s.plain_tok_s.mean, accepted, per_pass, s.pass_cost);
+    }
   }
 
   if (chat_turns > 0) {

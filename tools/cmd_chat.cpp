@@ -34,6 +34,7 @@ ChatMessage assistant_turn(const GenerateResult& r) {
 
 int cmd_chat(int argc, char** argv) {
   EngineFlags engine_flags;
+  SpeculativeFlags spec;
   GenerateParams gp;
   std::string system, tools_file;
   bool no_think = false, stats = false;
@@ -43,6 +44,7 @@ int cmd_chat(int argc, char** argv) {
               "state), /quit. With --tools, the model's tool calls are shown and you type each "
               "call's result.");
   engine_flags.declare(p);
+  spec.declare(p);
   p.add("-n,--n-predict", "N", "maximum tokens per answer (default 256)", &gp.max_tokens);
   p.add("--temp", "T", "temperature; 0 = greedy (default 0.8)", &gp.sampling.temperature);
   p.add("--top-k", "K", "top-k (default 40)", &gp.sampling.top_k);
@@ -56,6 +58,7 @@ int cmd_chat(int argc, char** argv) {
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   gp.enable_thinking = !no_think;
+  gp.speculative = spec.params();
   if (!tools_file.empty()) gp.tools = read_tools(tools_file);
 
   auto engine = Engine::load(engine_flags.model);

@@ -9,10 +9,8 @@
 #include "common.h"
 #include "model/model.h"
 #include "sampling/sampler.h"
-#include "text/detokenizer.h"
 #include "text/tokenizer.h"
 #include "text/tokenizer_utf8.h"
-#include "text/vocab.h"
 
 namespace kz::cli {
 namespace {
@@ -28,19 +26,22 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  EngineFlags engine;
-  SamplingParams sp;
+  EngineFlags engine_flags;
+  SpeculativeFlags spec;
+  GenerateParams gp;
+  SamplingParams& sp = gp.sampling;
   std::string prompt, prompt_file;
-  int n_predict = 128;
-  bool ignore_eos = false, no_display_prompt = false, special = false;
+  bool no_display_prompt = false, special = false;
+  gp.max_tokens = 128;
   ArgParser p("kazeia run",
               "Complete a prompt: the text is tokenized as plain text (with --special, ChatML "
               "markers like <|im_start|> become control tokens), evaluated as one batch, then "
-              "continued token by token.");
-  engine.declare(p);
+              "continued token by token (or a few at a time with --spec).");
+  engine_flags.declare(p);
+  spec.declare(p);
   p.add("-p,--prompt", "TEXT", "prompt text", &prompt);
   p.add("-f,--file", "FILE", "read the prompt from a file", &prompt_file);
-  p.add("-n,--n-predict", "N", "tokens to generate (default 128)", &n_predict);
+  p.add("-n,--n-predict", "N", "tokens to generate (default 128)", &gp.max_tokens);
   p.add("--temp", "T", "temperature; 0 = greedy (default 0.8)", &sp.temperature);
   p.add("--top-k", "K", "top-k; 0 = off (default 40)", &sp.top_k);
   p.add("--top-p", "P", "top-p; 1 = off (default 0.95)", &sp.top_p);
@@ -54,70 +55,50 @@ int cmd_run(int argc, char** argv) {
                "control-token texts in the prompt (<|im_start|>, <|im_end|>...) become those "
                "tokens; without it they are plain text",
                &special);
-  p.add_switch("--ignore-eos", "keep generating past end-of-turn tokens", &ignore_eos);
+  p.add_switch("--ignore-eos", "keep generating past end-of-turn tokens", &gp.ignore_eos);
   p.add_switch("--no-display-prompt", "print only the generated text, not the prompt first",
                &no_display_prompt);
   if (!p.parse(argc, argv)) return 0;
-  if (engine.model.empty()) fail("missing -m MODEL");
+  if (engine_flags.model.empty()) fail("missing -m MODEL");
   if (!prompt_file.empty()) prompt = read_file(prompt_file);
   if (!is_valid_utf8(prompt)) fail("the prompt is not valid UTF-8");
-  if (n_predict < 0) fail("invalid value ", n_predict, " for --n-predict (expected >= 0)");
+  if (gp.max_tokens < 0) fail("invalid value ", gp.max_tokens, " for --n-predict (expected >= 0)");
+  gp.speculative = spec.params();
+  Sampler(sp, 1);  // bad sampling values fail here, before the model loads
 
   Timer load_timer;
-  auto model = Model::load(engine.model);
-  const Tokenizer tokenizer(load_vocab(model->file()));
-  auto devices = engine.open_devices(*model);
-  Backend& backend = devices->backend();
-  const int64_t n_ctx = engine.context_size(EngineFlags::default_context(*model));
-  SequenceState state = engine.new_state(*model, n_ctx);
-  EngineFlags::warn_past_training(*model, n_ctx);
-  Sampler sampler(sp, int(model->info().n_vocab));
+  auto engine = Engine::load(engine_flags.model);
+  engine_flags.check_cache_types(engine->model());
+  SessionParams session_params = engine_flags.session_params();
+  session_params.n_ctx = engine_flags.context_size(EngineFlags::default_context(engine->model()));
+  Session session(engine, session_params);
+  EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
   const double load_s = load_timer.seconds();
 
-  const std::vector<int32_t> tokens = tokenizer.encode(prompt, special);
+  const std::vector<int32_t> tokens = engine->tokenizer().encode(prompt, special);
   if (tokens.empty()) fail("the prompt is empty");
-  if (int64_t(tokens.size()) >= n_ctx)
-    fail("the prompt is ", tokens.size(), " tokens, which does not fit the context size ", n_ctx,
-         " (raise -c)");
-  for (int32_t t : tokens) sampler.accept(t);
-
-  Scratch scratch;
-  std::vector<float> logits;
-  Timer prefill_timer;
-  model->eval(backend, state, scratch, tokens, false, logits);
-  const double prefill_s = prefill_timer.seconds();
-
+  if (int64_t(tokens.size()) >= session_params.n_ctx)
+    fail("the prompt is ", tokens.size(), " tokens, which does not fit the context size ",
+         session_params.n_ctx, " (raise -c)");
   if (!no_display_prompt) std::fputs(prompt.c_str(), stdout);
-  Detokenizer detok(tokenizer);
-  Timer decode_timer;
-  int generated = 0;
-  const char* stop = "length";
-  while (generated < n_predict) {
-    const int32_t next = sampler.sample(logits);
-    sampler.accept(next);
-    ++generated;
-    if (!ignore_eos && tokenizer.is_end_of_generation(next)) {
-      stop = "end of turn";
-      break;
-    }
-    std::fputs(detok.push(next).c_str(), stdout);
+  const GenerateResult r = session.generate_tokens(tokens, gp, [](std::string_view piece) {
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
     std::fflush(stdout);
-    if (generated == n_predict) break;
-    if (state.n_past >= n_ctx) {
-      stop = "context full";
-      break;
-    }
-    model->eval(backend, state, scratch, std::span(&next, 1), false, logits);
-  }
-  std::fputs(detok.flush().c_str(), stdout);
+    return true;
+  });
   std::fputs("\n", stdout);
-  const double decode_s = decode_timer.seconds();
-  std::fprintf(stderr,
-               "\nload: %.2f s | prefill: %zu tokens in %.3f s (%.1f tok/s) | decode: %d tokens in "
-               "%.3f s (%.1f tok/s) | stop: %s | %s, %d threads\n",
-               load_s, tokens.size(), prefill_s, tokens.size() / prefill_s, generated, decode_s,
-               generated > 1 ? (generated - 1) / decode_s : 0.0, stop, devices->describe().c_str(),
-               engine.resolved_threads());
+  const size_t n = r.tokens.size();
+  std::fprintf(
+      stderr,
+      "\nload: %.2f s | prefill: %zu tokens in %.3f s (%.1f tok/s) | decode: %zu tokens in "
+      "%.3f s (%.1f tok/s) | stop: %s | %s, %d threads\n",
+      load_s, tokens.size(), r.prefill_s, tokens.size() / r.prefill_s, n, r.decode_s,
+      r.decode_tok_s(), std::string(stop_reason_name(r.stop)).c_str(), session.devices().c_str(),
+      engine_flags.resolved_threads());
+  if (gp.speculative.source != DraftSource::None)
+    std::fprintf(stderr, "speculative: %s, %lld passes, %lld of %lld drafts accepted\n",
+                 spec.source.c_str(), (long long)r.speculative.passes,
+                 (long long)r.speculative.accepted, (long long)r.speculative.drafted);
   return 0;
 }
 

@@ -76,6 +76,24 @@ std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
   return std::make_unique<Devices>(model, o);
 }
 
+void SpeculativeFlags::declare(ArgParser& p) {
+  p.add("--spec", "none|ngram|mtp",
+        "speculative decoding: drafts from n-grams of the context or the model's MTP layer, "
+        "verified in one batch; the output is the model's own (default none)",
+        &source);
+  p.add("--draft", "N", "drafted tokens per verification, 1 to 16 (default 4)", &draft);
+}
+
+SpeculativeParams SpeculativeFlags::params(bool allow_replay) const {
+  SpeculativeParams sp;
+  sp.source = parse_draft_source(source, "--spec");
+  if (sp.source == DraftSource::Replay && !allow_replay)
+    fail("--spec: 'replay' is for kazeia bench only");
+  check_max_draft(draft, "--draft");
+  sp.max_draft = draft;
+  return sp;
+}
+
 SessionParams EngineFlags::session_params() const {
   SessionParams sp;
   sp.n_threads = resolved_threads();

@@ -55,6 +55,16 @@ struct EngineFlags {
   SessionParams session_params() const;
 };
 
+// --spec and --draft (runtime/speculative.h), for run, chat and bench.
+struct SpeculativeFlags {
+  std::string source = "none";
+  int draft = 4;
+
+  void declare(ArgParser& p);
+  // Throws naming the flag at fault; `replay` only where allowed (kazeia bench).
+  SpeculativeParams params(bool allow_replay = false) const;
+};
+
 // Subcommand entry points: argv excludes the program and subcommand names; return the exit code.
 int cmd_run(int argc, char** argv);
 int cmd_inspect(int argc, char** argv);

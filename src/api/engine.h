@@ -54,6 +54,7 @@ struct GenerateParams {
   bool enable_thinking = true;    // chat templates' enable_thinking
   bool add_generation_prompt = true;
   bool reuse_prefix = true;  // false: recompute the whole history (for comparisons)
+  bool ignore_eos = false;   // keep generating past end-of-turn tokens (kazeia run --ignore-eos)
   // Tool definitions (JSON objects; parse_tools reads a JSON array of them), rendered in the
   // system turn as the template does. With tools, tool calls are parsed out of the reply.
   std::vector<Json> tools;

@@ -153,7 +153,7 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   auto take = [&](int32_t token) {
     if (res.tokens.empty()) res.ttft_s = timer.seconds();
     res.tokens.push_back(token);
-    if (tok.is_end_of_generation(token)) {
+    if (!params.ignore_eos && tok.is_end_of_generation(token)) {
       res.stop = StopReason::EndOfTurn;
       return false;
     }
