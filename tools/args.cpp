@@ -68,6 +68,8 @@ void ArgParser::assign(Option& opt, const std::string& flag, const std::string& 
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, std::string>)
           *target = value;
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          target->push_back(value);
         else if constexpr (std::is_same_v<T, bool>)
           *target = true;
         else

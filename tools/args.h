@@ -15,7 +15,9 @@ class ArgParser {
   ArgParser(std::string command, std::string summary);
 
   // names: comma-separated, e.g. "-m,--model". Values are parsed strictly (the whole string).
-  using Target = std::variant<std::string*, int*, int64_t*, uint64_t*, float*, bool*>;
+  // A vector target makes the flag repeatable: each occurrence appends its value.
+  using Target = std::variant<std::string*, int*, int64_t*, uint64_t*, float*, bool*,
+                              std::vector<std::string>*>;
   void add(const std::string& names, const std::string& value_name, const std::string& help,
            Target target);
   void add_switch(const std::string& names, const std::string& help, bool* target);

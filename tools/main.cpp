@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"tokenize", kz::cli::cmd_tokenize, "turn text into token ids and back"},
     {"logits", kz::cli::cmd_logits, "print the logits of a token sequence as JSON"},
     {"mkmodel", kz::cli::cmd_mkmodel, "write a synthetic model with random weights"},
+    {"quantize", kz::cli::cmd_quantize, "quantize a model with per-tensor type recipes"},
     {"perplexity", kz::cli::cmd_perplexity, "perplexity of a model over a text file"},
     {"chat", kz::cli::cmd_chat, "interactive multi-turn chat"},
     {"bench", kz::cli::cmd_bench, "measure prompt processing, generation and multi-turn reuse"},

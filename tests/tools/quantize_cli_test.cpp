@@ -1,0 +1,140 @@
+// kazeia quantize from the command line: bad arguments are one-line errors with a non-zero exit,
+// --dry-run's table and size agree with the written file, the input is never overwritten, and
+// the lmq4 preset makes every matrix Q4_0.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "gguf/gguf.h"
+#include "testing/reference_logits.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+CliResult kazeia(const std::string& args) {
+  const std::string err_path =
+      ::testing::TempDir() + "/kazeia_quantize_stderr_" + std::to_string(getpid()) + ".txt";
+  const std::string cmd = std::string(KAZEIA_BINARY) + " quantize " + args + " 2>" + err_path;
+  CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+void expect_error(const CliResult& r, const std::string& what) {
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find(what), std::string::npos) << "stderr: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line: " << r.err;
+}
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/kz_quantize_cli_" + std::to_string(getpid()) + "_" + name;
+}
+
+const std::string kF32 = kz::testing::model_path("qwen35-tiny-f32");
+const std::string kQ4_0 = kz::testing::model_path("qwen35-tiny-q4_0");
+
+TEST(QuantizeCli, HelpListsEveryMixAndFlag) {
+  const CliResult r = kazeia("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"IN", "OUT", "TYPE", "Q4_K_M", "Q5_K_S", "Q6_K", "Q8_0", "IQ4_XS", "lmq4",
+                        "-t, --threads", "--token-embedding-type", "--output-tensor-type",
+                        "--tensor-type", "--pure", "--allow-requantize", "--dry-run"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(QuantizeCli, BadArgumentsAreOneLineErrors) {
+  const std::string out = temp_path("never.gguf");
+  expect_error(kazeia(kF32 + " " + out + " Q4_X"), "unknown quantization type 'Q4_X'");
+  expect_error(kazeia(kF32 + " " + out + " iq2_xxs"), "unknown quantization type 'iq2_xxs'");
+  expect_error(kazeia(kF32 + " " + out), "missing TYPE");
+  expect_error(kazeia(""), "missing IN");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --bogus"), "unknown flag '--bogus'");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 extra"), "unexpected argument 'extra'");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --token-embedding-type q9"),
+               "unknown tensor type 'q9' for --token-embedding-type");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --output-tensor-type q8_k"),
+               "unknown tensor type 'q8_k' for --output-tensor-type");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type attn_v"), "expected REGEX=TYPE");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type '(attn=q8_0'"),
+               "invalid regular expression '(attn'");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type attn=q3"),
+               "unknown tensor type 'q3'");
+  expect_error(kazeia(kF32 + " " + out + " f16 --tensor-type attn=q8_0"), "quantized mixes only");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 -t 0x"), "invalid value '0x' for -t");
+  expect_error(kazeia(kF32 + " " + out + " q4_0 -t 100000"), "--threads");
+  expect_error(kazeia("/nonexistent.gguf " + out + " q4_0"), "/nonexistent.gguf");
+  expect_error(kazeia(kQ4_0 + " " + out + " q8_0"), "--allow-requantize");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(QuantizeCli, RefusesToOverwriteTheInput) {
+  const std::string in = temp_path("in.gguf"), link = temp_path("link.gguf");
+  fs::copy_file(kF32, in, fs::copy_options::overwrite_existing);
+  fs::remove(link);
+  fs::create_symlink(in, link);
+  expect_error(kazeia(in + " " + in + " q4_0"), "is the input file");
+  expect_error(kazeia(in + " " + link + " q4_0"), "is the input file");
+  EXPECT_EQ(fs::file_size(in), fs::file_size(kF32));
+  fs::remove(link);
+  fs::remove(in);
+}
+
+TEST(QuantizeCli, DryRunTableMatchesTheWrittenFile) {
+  const std::string out = temp_path("q4_k_m.gguf");
+  const std::string flags = " Q4_K_M --tensor-type 'blk\\.3\\.attn_q=q8_0' -t 2";
+  const CliResult dry = kazeia("--dry-run " + kF32 + flags);
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_FALSE(fs::exists(out));
+  const CliResult real = kazeia(kF32 + " " + out + flags);
+  ASSERT_EQ(real.code, 0) << real.err;
+  EXPECT_NE(real.err.find("validated"), std::string::npos) << real.err;
+  const kz::gguf::File f = kz::gguf::File::open(out);
+  for (const kz::gguf::TensorInfo& t : f.tensors()) {
+    const std::string row = t.name + " ";
+    const size_t at = dry.out.find("\n" + row);
+    ASSERT_NE(at, std::string::npos) << t.name;
+    const std::string line = dry.out.substr(at + 1, dry.out.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find("-> " + std::string(kz::dtype_name(t.type)) + " "), std::string::npos)
+        << line;
+    EXPECT_NE(line.find(" " + std::to_string(t.nbytes)), std::string::npos) << line;
+  }
+  EXPECT_EQ(f.find_tensor("blk.3.attn_q.weight")->type, kz::DType::Q8_0);
+  EXPECT_NE(dry.out.find("file size " + std::to_string(fs::file_size(out)) + " bytes"),
+            std::string::npos)
+      << dry.out;
+  fs::remove(out);
+}
+
+TEST(QuantizeCli, Lmq4MakesEveryMatrixQ4_0) {
+  const std::string out = temp_path("lmq4.gguf");
+  const CliResult r = kazeia(kF32 + " " + out + " lmq4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const kz::gguf::File f = kz::gguf::File::open(out);
+  for (const kz::gguf::TensorInfo& t : f.tensors()) {
+    const bool matrix = t.n_dims >= 2 && t.name.find("ssm_conv1d") == std::string::npos;
+    EXPECT_EQ(t.type, matrix ? kz::DType::Q4_0 : kz::DType::F32) << t.name;
+  }
+  EXPECT_EQ(f.get_u32("general.file_type"), 2u);  // LLAMA_FTYPE_MOSTLY_Q4_0
+  fs::remove(out);
+}
+
+}  // namespace
