@@ -1,6 +1,7 @@
 // `kazeia serve` through the official openai client for Node.js: models, chat and completions,
 // plain and streamed (the streamed deltas concatenate to the plain answer for the same greedy or
-// seeded request), usage with cached prompt tokens, stop strings, errors as the client's error
+// seeded request), usage with cached prompt tokens, a tool conversation (tools, an assistant's
+// tool_calls, a tool result) and its prefix reuse, stop strings, errors as the client's error
 // classes, and a clean exit on SIGTERM.
 // usage: node openai_client.mjs KAZEIA_BINARY MODEL.gguf   (CTest: serve_openai_client)
 import assert from 'node:assert/strict';
@@ -104,6 +105,56 @@ await check('a second turn reuses the first', async () => {
       { model: modelId, messages: history, max_tokens: 8, temperature: 0 });
   assert.ok(second.usage.prompt_tokens > first.usage.prompt_tokens);
   assert.ok(second.usage.prompt_tokens_details.cached_tokens >= first.usage.prompt_tokens - 1);
+});
+
+await check('tools: a call, its result, and prefix reuse across the turns', async () => {
+  const tools = [{
+    type: 'function',
+    function: {
+      name: 'get_weather', description: 'The weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  }];
+  const ask = [...messages.slice(0, 1), { role: 'user', content: 'Weather in Paris?' }];
+  const request = { model: modelId, tools, tool_choice: 'auto', max_tokens: 8, temperature: 0 };
+  const first = await client.chat.completions.create({ ...request, messages: ask });
+  // The fixture model has random weights: it answers in text (a call would come as tool_calls).
+  assert.ok(['stop', 'length', 'tool_calls'].includes(first.choices[0].finish_reason));
+  const streamed = await collect(
+      await client.chat.completions.create({ ...request, messages: ask, stream: true }),
+      (c) => c.delta.content);
+  assert.equal(streamed.text, first.choices[0].message.content ?? '');
+
+  // The client ran the tool the assistant called: both go back in the history.
+  const called = [...ask,
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function',
+      function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"sky": "clear", "celsius": 21}' }];
+  const second = await client.chat.completions.create({ ...request, messages: called });
+  assert.equal(second.object, 'chat.completion');
+  assert.ok(second.usage.prompt_tokens > first.usage.prompt_tokens);
+  // The tool definitions are in the system turn: the same tools reuse it and the question.
+  assert.ok(second.usage.prompt_tokens_details.cached_tokens >= first.usage.prompt_tokens - 1);
+
+  const third = await client.chat.completions.create({ ...request, messages:
+      [...called, second.choices[0].message, { role: 'user', content: 'And tomorrow?' }] });
+  assert.ok(third.usage.prompt_tokens_details.cached_tokens >= second.usage.prompt_tokens - 1);
+
+  // tool_choice "none": no tools shown, so no calls; forcing a call is refused.
+  const none = await client.chat.completions.create(
+      { ...request, tool_choice: 'none', messages: called });
+  assert.notEqual(none.choices[0].finish_reason, 'tool_calls');
+  assert.ok(none.usage.prompt_tokens < second.usage.prompt_tokens);
+  await assert.rejects(
+      client.chat.completions.create({ ...request, tool_choice: 'required', messages: ask }),
+      (e) => e instanceof OpenAI.BadRequestError && e.param === 'tool_choice' &&
+             e.code === 'unsupported_value');
+  await assert.rejects(
+      client.chat.completions.create({ ...request, messages: [...ask,
+        { role: 'assistant', tool_calls: [{ id: 'c', type: 'function',
+          function: { name: 'get_weather', arguments: '{city}' } }] }] }),
+      (e) => e instanceof OpenAI.BadRequestError &&
+             e.param === 'messages[2].tool_calls[0].function.arguments');
 });
 
 await check('stop string', async () => {

@@ -115,6 +115,74 @@ TEST(ServeRequest, MessageForms) {
   EXPECT_FALSE(r.params.enable_thinking);
 }
 
+const char* const kWeatherTool = R"({"type": "function", "function": {"name": "get_weather",
+  "description": "The weather", "parameters": {"type": "object", "properties": {"city":
+  {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}})";
+
+TEST(ServeRequest, ToolsReachTheTemplateAsGiven) {
+  const std::string body = std::string(R"({"messages":[{"role":"user","content":"hi"}],)") +
+                           R"("tools":[)" + kWeatherTool + "]}";
+  const GenerationRequest r = parse_chat_request(body, kLimits);
+  ASSERT_EQ(r.params.tools.size(), 1u);
+  // The members keep the client's order (not sorted), as the template's tojson prints them.
+  EXPECT_EQ(to_json_text(r.params.tools[0]),
+            R"({"type": "function", "function": {"name": "get_weather", "description": "The )"
+            R"(weather", "parameters": {"type": "object", "properties": {"city": {"type": )"
+            R"("string"}, "days": {"type": "integer"}}, "required": ["city"]}}})");
+}
+
+TEST(ServeRequest, ToolChoice) {
+  const std::string head = std::string(R"({"messages":[{"role":"user","content":"hi"}],)") +
+                           R"("tools":[)" + kWeatherTool + "]";
+  EXPECT_EQ(parse_chat_request(head + "}", kLimits).params.tools.size(), 1u);
+  EXPECT_EQ(parse_chat_request(head + R"(,"tool_choice":"auto"})", kLimits).params.tools.size(),
+            1u);
+  EXPECT_EQ(
+      parse_chat_request(head + R"(,"parallel_tool_calls":true})", kLimits).params.tools.size(),
+      1u);
+  // "none": the model is not shown the tools, so it cannot call them (before or after "tools").
+  const GenerationRequest none = parse_chat_request(head + R"(,"tool_choice":"none"})", kLimits);
+  EXPECT_TRUE(none.params.tools.empty());
+  EXPECT_TRUE(parse_chat_request(R"({"tool_choice":"none",)" + head.substr(1) + "}", kLimits)
+                  .params.tools.empty());
+  EXPECT_TRUE(chat({{"messages", user_turn()}, {"tools", json::array()}}).params.tools.empty());
+}
+
+TEST(ServeRequest, ToolCallsAndResults) {
+  const GenerationRequest r =
+      chat({{"messages",
+             {{{"role", "user"}, {"content", "weather?"}},
+              {{"role", "assistant"},
+               {"content", nullptr},
+               {"tool_calls",
+                {{{"id", "call_1"},
+                  {"type", "function"},
+                  {"function",
+                   {{"name", "get_weather"}, {"arguments", R"({"city": "Zürich", "days": 2})"}}}},
+                 {{"id", "call_2"},
+                  {"type", "function"},
+                  {"function", {{"name", "now"}, {"arguments", ""}}}}}}},
+              {{"role", "tool"},
+               {"tool_call_id", "call_1"},
+               {"name", "get_weather"},
+               {"content", "sun"}},
+              {{"role", "tool"}, {"tool_call_id", "call_2"}, {"content", "noon"}}}}});
+  ASSERT_EQ(r.messages.size(), 4u);
+  const ChatMessage& a = r.messages[1];
+  EXPECT_EQ(a.content, "");
+  ASSERT_EQ(a.tool_calls.size(), 2u);
+  EXPECT_EQ(a.tool_calls[0].id, "call_1");
+  EXPECT_EQ(a.tool_calls[0].name, "get_weather");
+  // Arguments are parsed, keeping their order and JSON types.
+  EXPECT_EQ(a.tool_calls[0].arguments, parse_json(R"({"city": "Zürich", "days": 2})"));
+  EXPECT_EQ(a.tool_calls[1].arguments, Json::object());  // "" is a call without arguments
+  EXPECT_EQ(r.messages[2].role, "tool");
+  EXPECT_EQ(r.messages[2].tool_call_id, "call_1");
+  EXPECT_EQ(r.messages[2].name, "get_weather");
+  EXPECT_EQ(r.messages[2].content, "sun");
+  EXPECT_EQ(r.messages[3].tool_call_id, "call_2");
+}
+
 TEST(ServeRequest, CompletionPrompt) {
   EXPECT_EQ(parse_completion_request(R"({"prompt":"abc","max_tokens":3})", kLimits).prompt, "abc");
   EXPECT_EQ(parse_completion_request(R"({"prompt":["abc"]})", kLimits).prompt, "abc");
@@ -148,7 +216,41 @@ TEST(ServeRequest, Errors) {
       {"{" + m + R"(,"frequency_penalty":0.5})", "frequency_penalty", "unsupported_value"},
       {"{" + m + R"(,"response_format":{"type":"json_object"}})", "response_format",
        "unsupported_value"},
-      {"{" + m + R"(,"tools":[]})", "tools", "unsupported_value"},
+      {"{" + m + R"(,"tools":{}})", "tools", ""},
+      {"{" + m + R"(,"tools":[5]})", "tools[0]", ""},
+      {"{" + m + R"(,"tools":[{"function":{"name":"f"}}]})", "tools[0].type", ""},
+      {"{" + m + R"(,"tools":[{"type":"custom","custom":{}}]})", "tools[0].type",
+       "unsupported_value"},
+      {"{" + m + R"(,"tools":[{"type":"function"}]})", "tools[0].function", ""},
+      {"{" + m + R"(,"tools":[{"type":"function","function":{"name":""}}]})",
+       "tools[0].function.name", ""},
+      {"{" + m + R"(,"tools":[{"type":"function","function":{"name":3}}]})",
+       "tools[0].function.name", ""},
+      {"{" + m + R"(,"tool_choice":"required"})", "tool_choice", "unsupported_value"},
+      {"{" + m + R"(,"tool_choice":{"type":"function","function":{"name":"f"}}})", "tool_choice",
+       "unsupported_value"},
+      {"{" + m + R"(,"tool_choice":"sometimes"})", "tool_choice", ""},
+      {"{" + m + R"(,"tool_choice":1})", "tool_choice", ""},
+      {"{" + m + R"(,"parallel_tool_calls":false})", "parallel_tool_calls", "unsupported_value"},
+      {"{" + m + R"(,"functions":[]})", "functions", "unsupported_value"},
+      {"{" + m + R"(,"function_call":"auto"})", "function_call", "unsupported_value"},
+      {R"({"messages":[{"role":"assistant","tool_calls":{}}]})", "messages[0].tool_calls", ""},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"type":"function"}]}]})",
+       "messages[0].tool_calls[0].function", ""},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}"}}]}]})",
+       "messages[0].tool_calls[0].function.name", ""},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"{\"a\": }"}}]}]})",
+       "messages[0].tool_calls[0].function.arguments", ""},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":{}}}]}]})",
+       "messages[0].tool_calls[0].function.arguments", ""},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"type":"x","function":{"name":"f"}}]}]})",
+       "messages[0].tool_calls[0].type", "unsupported_value"},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"f"},"extra":1}]}]})",
+       "messages[0].tool_calls[0].extra", ""},
+      {R"({"messages":[{"role":"tool","content":"x","tool_calls":[{"function":{"name":"f"}}]}]})",
+       "messages[0].tool_calls", ""},
+      {R"({"messages":[{"role":"assistant","function_call":{"name":"f"}}]})",
+       "messages[0].function_call", "unsupported_value"},
       {R"({"messages":[{"role":"wizard","content":"x"}]})", "messages[0].role", ""},
       {R"({"messages":[{"content":"x"}]})", "messages[0].role", ""},
       {R"({"messages":[{"role":"user"}]})", "messages[0].content", ""},

@@ -4,13 +4,16 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
 #include "serve/api_error.h"
 
 namespace kz::serve {
 
 namespace {
 
-using nlohmann::json;
+// Keeps the members in the order given: tool definitions reach the template's tojson as the
+// client wrote them, as Python's json.loads would keep them.
+using json = nlohmann::ordered_json;
 
 // OpenAI's default max_tokens for the legacy completions endpoint.
 constexpr int kCompletionsDefaultMaxTokens = 16;
@@ -90,10 +93,54 @@ std::vector<std::string> stop_strings(const json& v, const std::string& param) {
   return stops;
 }
 
-// Tool calling is not served yet: tool definitions, tool_choice and assistant tool_calls are
-// refused here, in one place, until the engine's chat formats render them.
-[[noreturn]] void refuse_tool_calling(const std::string& param) {
-  throw unsupported(param, "Tool calling is not supported by this server yet.");
+// The deprecated function-calling fields, replaced by tools and tool_choice.
+[[noreturn]] void refuse_functions(const std::string& param) {
+  throw unsupported(param, param + " is not supported; use tools and tool_choice.");
+}
+
+const json& member(const json& object, const char* key, const std::string& param) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null())
+    throw invalid_request(param + "." + key + " is required", param + "." + key);
+  return *it;
+}
+
+// OpenAI's {"type": "function", "function": {"name", "description", "parameters", "strict"}},
+// checked and passed on as given: the template prints each definition with tojson.
+std::vector<Json> tool_definitions(const json& v, const std::string& param) {
+  if (!v.is_array()) throw invalid_request(param + " must be an array", param);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string tool = param + "[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) throw invalid_request(tool + " must be an object", tool);
+    if (string_of(member(v[i], "type", tool), tool + ".type") != "function")
+      throw unsupported(tool + ".type", "Only tools of type 'function' are supported.");
+    const json& function = member(v[i], "function", tool);
+    if (!function.is_object())
+      throw invalid_request(tool + ".function must be an object", tool + ".function");
+    if (string_of(member(function, "name", tool + ".function"), tool + ".function.name").empty())
+      throw invalid_request(tool + ".function.name must not be empty", tool + ".function.name");
+  }
+  try {
+    return parse_tools(v.dump());
+  } catch (const Error& e) {
+    throw invalid_request(e.what(), param);
+  }
+}
+
+// "auto" (the default) and "none"; forcing a call ("required", a named function) would need
+// constrained decoding, which the engine does not have.
+bool tool_choice_none(const json& v, const std::string& param) {
+  if (v.is_string()) {
+    const std::string& choice = v.get_ref<const std::string&>();
+    if (choice == "auto" || choice == "none") return choice == "none";
+    if (choice != "required")
+      throw invalid_request("Invalid value for " + param + ": '" + choice + "'", param);
+  } else if (!v.is_object()) {
+    throw invalid_request(param + " must be a string or an object", param);
+  }
+  throw unsupported(param,
+                    "tool_choice supports only 'auto' and 'none': this server cannot "
+                    "force a tool call.");
 }
 
 // One request field: its name and how it is applied. A null value counts as not given.
@@ -166,11 +213,16 @@ constexpr Field kChatFields[] = {
        if (!v.is_object() || v.value("type", "") != "text" || v.size() != 1)
          throw unsupported(p, "Only response_format {\"type\": \"text\"} is supported.");
      }},
-    {"tools", [](auto&, auto& p, auto&, auto&) { refuse_tool_calling(p); }},
-    {"tool_choice", [](auto&, auto& p, auto&, auto&) { refuse_tool_calling(p); }},
-    {"parallel_tool_calls", [](auto&, auto& p, auto&, auto&) { refuse_tool_calling(p); }},
-    {"functions", [](auto&, auto& p, auto&, auto&) { refuse_tool_calling(p); }},
-    {"function_call", [](auto&, auto& p, auto&, auto&) { refuse_tool_calling(p); }},
+    {"tools", [](auto& v, auto& p, auto& r, auto&) { r.params.tools = tool_definitions(v, p); }},
+    {"tool_choice",
+     [](auto& v, auto& p, auto& r, auto&) { r.tool_choice_none = tool_choice_none(v, p); }},
+    // Several calls in one turn are what the templates allow; one at most cannot be enforced.
+    {"parallel_tool_calls",
+     [](auto& v, auto& p, auto&, auto&) {
+       if (!boolean(v, p)) throw unsupported(p, "parallel_tool_calls must be true.");
+     }},
+    {"functions", [](auto&, auto& p, auto&, auto&) { refuse_functions(p); }},
+    {"function_call", [](auto&, auto& p, auto&, auto&) { refuse_functions(p); }},
     // The engine's extra, as llama.cpp's server spells it: the template's enable_thinking.
     {"chat_template_kwargs",
      [](auto& v, auto& p, auto& r, auto&) {
@@ -256,6 +308,51 @@ std::string message_content(const json& v, const std::string& param) {
   return text;
 }
 
+// An assistant's call as OpenAI sends it back: {"id", "type": "function", "function": {"name",
+// "arguments": JSON TEXT}}.
+ToolCall tool_call(const json& v, const std::string& param) {
+  if (!v.is_object()) throw invalid_request(param + " must be an object", param);
+  ToolCall call;
+  for (auto& [key, value] : v.items()) {
+    if (key == "id") {
+      call.id = string_of(value, param + ".id");
+    } else if (key == "type") {
+      if (string_of(value, param + ".type") != "function")
+        throw unsupported(param + ".type", "Only tool calls of type 'function' are supported.");
+    } else if (key != "function") {
+      throw unrecognized(param + "." + key);
+    }
+  }
+  const std::string fn = param + ".function";
+  const json& function = member(v, "function", param);
+  if (!function.is_object()) throw invalid_request(fn + " must be an object", fn);
+  for (auto& [key, value] : function.items()) {
+    if (key == "name") {
+      call.name = string_of(value, fn + ".name");
+    } else if (key == "arguments") {
+      // "" is what some clients send for a call without arguments.
+      const std::string& text = string_of(value, fn + ".arguments");
+      try {
+        call.arguments = text.empty() ? Json::object() : parse_json(text, fn + ".arguments");
+      } catch (const Error& e) {
+        throw invalid_request(e.what(), fn + ".arguments");
+      }
+    } else {
+      throw unrecognized(fn + "." + key);
+    }
+  }
+  if (call.name.empty()) throw invalid_request(fn + ".name is required", fn + ".name");
+  return call;
+}
+
+std::vector<ToolCall> tool_calls(const json& v, const std::string& param) {
+  if (!v.is_array()) throw invalid_request(param + " must be an array", param);
+  std::vector<ToolCall> calls;
+  for (size_t i = 0; i < v.size(); ++i)
+    calls.push_back(tool_call(v[i], param + "[" + std::to_string(i) + "]"));
+  return calls;
+}
+
 ChatMessage parse_message(const json& m, const std::string& where) {
   if (!m.is_object()) throw invalid_request(where + " must be an object", where);
   ChatMessage msg;
@@ -269,16 +366,24 @@ ChatMessage parse_message(const json& m, const std::string& where) {
       if (has_content) msg.content = message_content(v, param);
     } else if (key == "reasoning_content") {  // the engine's extra (assistant reasoning)
       if (!v.is_null()) msg.reasoning_content = string_of(v, param);
-    } else if (key == "name" || key == "tool_call_id" || key == "refusal") {
-      // Not shown by the Qwen templates: checked and left out.
+    } else if (key == "name") {
+      if (!v.is_null()) msg.name = string_of(v, param);
+    } else if (key == "tool_call_id") {
+      if (!v.is_null()) msg.tool_call_id = string_of(v, param);
+    } else if (key == "refusal") {  // not shown by the Qwen templates: checked and left out
       if (!v.is_null()) string_of(v, param);
-    } else if (key == "tool_calls" || key == "function_call") {
-      if (!v.is_null()) refuse_tool_calling(param);
+    } else if (key == "tool_calls") {
+      if (!v.is_null()) msg.tool_calls = tool_calls(v, param);
+    } else if (key == "function_call") {
+      if (!v.is_null()) refuse_functions(param);
     } else {
       throw unrecognized(param);
     }
   }
   if (msg.role.empty()) throw invalid_request(where + ".role is required", where + ".role");
+  if (!msg.tool_calls.empty() && msg.role != "assistant")
+    throw invalid_request(where + ".tool_calls is only allowed in assistant messages",
+                          where + ".tool_calls");
   if (!has_content && msg.role != "assistant")
     throw invalid_request(where + ".content is required", where + ".content");
   return msg;
@@ -304,6 +409,8 @@ GenerationRequest parse_chat_request(std::string_view body_text, const RequestLi
   r.endpoint = Endpoint::ChatCompletions;
   r.params.max_tokens = limits.max_tokens;
   apply_fields(body, kChatFields, r, limits);
+  // tool_choice "none": the model gets no tools (and its reply is not read for calls).
+  if (r.tool_choice_none) r.params.tools.clear();
   r.messages = parse_messages(body);
   return r;
 }

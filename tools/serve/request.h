@@ -25,8 +25,9 @@ struct GenerationRequest {
   std::string prompt;                 // completions: plain text, no chat template
   GenerateParams params;
   bool stream = false;
-  bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
-  bool seed_given = false;     // else the server draws one per request
+  bool include_usage = false;     // stream_options.include_usage: a last chunk with the usage
+  bool seed_given = false;        // else the server draws one per request
+  bool tool_choice_none = false;  // tool_choice "none": params.tools is cleared
 };
 
 // Throws ApiError (400) naming the field at fault.

@@ -51,13 +51,13 @@ ResponseHeader new_response_header(Endpoint endpoint, const std::string& model) 
   return h;
 }
 
-std::string_view finish_reason(StopReason stop) {
-  switch (stop) {
+std::string_view finish_reason(const GenerateResult& r) {
+  switch (r.stop) {
     case StopReason::MaxTokens:
     case StopReason::ContextFull:
       return "length";
     default:
-      return "stop";
+      return r.tool_calls.empty() ? "stop" : "tool_calls";
   }
 }
 
@@ -69,18 +69,30 @@ json usage(const GenerateResult& r) {
           {"prompt_tokens_details", {{"cached_tokens", r.cached_tokens}}}};
 }
 
-json completion_body(const ResponseHeader& h, const GenerateResult& r) {
+json tool_calls(std::span<const ToolCall> calls, bool indexed) {
+  json out = json::parse(tool_calls_to_json(calls));  // the engine's own OpenAI form
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].contains("id")) out[i]["id"] = "call_" + random_hex(24);
+    if (indexed) out[i]["index"] = i;
+  }
+  return out;
+}
+
+json completion_body(const ResponseHeader& h, const GenerateResult& r, std::string_view text) {
   json c;
-  if (is_chat(h))
+  if (is_chat(h)) {
+    json message = {{"role", "assistant"}, {"content", text}};
+    if (!r.tool_calls.empty()) {
+      if (text.empty()) message["content"] = nullptr;  // as OpenAI sends a call without text
+      message["tool_calls"] = tool_calls(r.tool_calls, false);
+    }
     c = {{"index", 0},
-         {"message", {{"role", "assistant"}, {"content", r.text}}},
-         {"finish_reason", finish_reason(r.stop)},
+         {"message", std::move(message)},
+         {"finish_reason", finish_reason(r)},
          {"logprobs", nullptr}};
-  else
-    c = {{"index", 0},
-         {"text", r.text},
-         {"finish_reason", finish_reason(r.stop)},
-         {"logprobs", nullptr}};
+  } else {
+    c = {{"index", 0}, {"text", text}, {"finish_reason", finish_reason(r)}, {"logprobs", nullptr}};
+  }
   return {{"id", h.id},
           {"object", is_chat(h) ? "chat.completion" : "text_completion"},
           {"created", h.created},
@@ -100,8 +112,15 @@ json text_chunk(const ResponseHeader& h, std::string_view text) {
   return chunk(h, json::array({choice(h, text, nullptr)}));
 }
 
-json finish_chunk(const ResponseHeader& h, StopReason stop) {
-  json c = choice(h, "", finish_reason(stop));
+json tool_calls_chunk(const ResponseHeader& h, std::span<const ToolCall> calls) {
+  return chunk(h, json::array({{{"index", 0},
+                                {"delta", {{"tool_calls", tool_calls(calls, true)}}},
+                                {"finish_reason", nullptr},
+                                {"logprobs", nullptr}}}));
+}
+
+json finish_chunk(const ResponseHeader& h, const GenerateResult& result) {
+  json c = choice(h, "", finish_reason(result));
   if (is_chat(h)) c["delta"] = json::object();
   return chunk(h, json::array({c}));
 }

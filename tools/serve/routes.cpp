@@ -75,6 +75,9 @@ bool Routes::authorized(const httplib::Request& req) const {
 
 std::vector<int32_t> Routes::prompt_tokens(const GenerationRequest& r) const {
   if (r.endpoint == Endpoint::Completions) return engine_->tokenizer().encode(r.prompt, false);
+  if (!r.params.tools.empty() && engine_->chat_format() == ChatFormat::ChatML)
+    throw invalid_request("This model's chat template has no tool calling.", "tools",
+                          "unsupported_value");
   try {
     return engine_->encode_chat(r.messages, r.params);
   } catch (const Error& e) {
@@ -122,9 +125,13 @@ void Routes::generation(const httplib::Request& req, httplib::Response& res, End
                                        new_response_header(endpoint, config_.model_id),
                                        {}});
   if (!job->request.stream) {
-    const GenerateResult result = run(*job, {});
+    std::string text;  // what a stream would have shown
+    const GenerateResult result = run(*job, [&](std::string_view piece) {
+      text += piece;
+      return true;
+    });
     log(*job, result);
-    send_json(res, 200, completion_body(job->header, result));
+    send_json(res, 200, completion_body(job->header, result, text));
     return;
   }
   // The generation runs while the response is written; the job (and its session) is released

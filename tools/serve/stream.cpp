@@ -34,7 +34,8 @@ GenerateResult stream_generation(const ResponseHeader& header, bool include_usag
     result.stop = StopReason::Cancelled;
     return result;
   }
-  send(finish_chunk(header, result.stop));
+  if (!result.tool_calls.empty()) send(tool_calls_chunk(header, result.tool_calls));
+  send(finish_chunk(header, result));
   if (include_usage) send(usage_chunk(header, result));
   write(sse_event("[DONE]"));
   return result;
