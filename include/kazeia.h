@@ -157,6 +157,10 @@ typedef struct kz_generate_params {
   const char* tools; /* JSON array of tool definitions (OpenAI's {"type": "function", ...}),
                         printed in the system turn as the template does; NULL: none. With
                         tools, tool calls are parsed out of the reply (kz_generate_result). */
+  const char* speculative; /* speculative decoding: "none", "ngram" or "mtp" (the model's MTP
+                              layer); NULL: none. Greedy output is unchanged, sampling keeps
+                              its distribution (docs/architecture.md) */
+  int32_t max_draft;       /* drafted tokens per verification, 1..16 (default 4) */
 } kz_generate_params;
 
 KAZEIA_API kz_generate_params kz_generate_params_default(void);
@@ -183,6 +187,10 @@ typedef struct kz_generate_result {
   kz_tool_call* tool_calls;
   size_t n_tool_calls;
   int32_t tool_call_malformed;
+  /* speculative decoding: verification passes, drafted tokens, of which accepted */
+  int64_t spec_passes;
+  int64_t spec_drafted;
+  int64_t spec_accepted;
 } kz_generate_result;
 
 /* Frees what a result owns and zeroes it (struct_size kept); safe on a zeroed result. */

@@ -169,6 +169,14 @@ kz::GenerateParams to_cpp(const kz_generate_params* p, const char* function) {
   if (KZ_HAS(p, add_generation_prompt)) out.add_generation_prompt = p->add_generation_prompt != 0;
   if (KZ_HAS(p, reuse_prefix)) out.reuse_prefix = p->reuse_prefix != 0;
   if (KZ_HAS(p, tools) && p->tools) out.tools = kz::parse_tools(p->tools);
+  if (KZ_HAS(p, speculative) && p->speculative)
+    out.speculative.source = kz::parse_draft_source(p->speculative, "params->speculative");
+  if (KZ_HAS(p, max_draft)) {
+    kz::check_max_draft(p->max_draft, "params->max_draft");
+    out.speculative.max_draft = p->max_draft;
+  }
+  if (out.speculative.source == kz::DraftSource::Replay)
+    argument_error(function, ": params->speculative 'replay' is for benchmarks only");
   return out;
 }
 
@@ -287,6 +295,9 @@ void fill_result(kz_generate_result* out, const kz::GenerateResult& r) {
   full.ttft_s = r.ttft_s;
   full.prefill_s = r.prefill_s;
   full.decode_s = r.decode_s;
+  full.spec_passes = r.speculative.passes;
+  full.spec_drafted = r.speculative.drafted;
+  full.spec_accepted = r.speculative.accepted;
   std::memcpy(out, &full, std::min(out->struct_size, sizeof full));
 }
 
@@ -424,6 +435,8 @@ kz_generate_params kz_generate_params_default(void) {
   p.add_generation_prompt = d.add_generation_prompt;
   p.reuse_prefix = d.reuse_prefix;
   p.tools = nullptr;
+  p.speculative = nullptr;
+  p.max_draft = d.speculative.max_draft;
   return p;
 }
 

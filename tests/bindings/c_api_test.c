@@ -364,6 +364,36 @@ static void test_cancel(kz_engine* engine) {
   kz_session_free(session);
 }
 
+/* Speculative decoding: the same greedy tokens, its counts reported, bad values refused. */
+static void test_speculative(kz_engine* engine) {
+  const kz_message chat[] = {{"user", "one two three, one two three, one two three", NULL}};
+  kz_session* plain = new_session(engine);
+  kz_session* spec = new_session(engine);
+  kz_generate_params params = greedy(24);
+  kz_generate_result a = empty_result(), b = empty_result(), r = empty_result();
+  REQUIRE_OK(kz_generate(plain, chat, 1, &params, NULL, NULL, &a, ERR));
+  params.speculative = "ngram";
+  params.max_draft = 3;
+  REQUIRE_OK(kz_generate(spec, chat, 1, &params, NULL, NULL, &b, ERR));
+  CHECK(same_tokens(&a, &b));
+  CHECK(a.spec_passes == 0 && a.spec_drafted == 0);
+  CHECK(b.spec_accepted <= b.spec_drafted);
+  CHECK(b.spec_drafted <= 3 * b.spec_passes);
+  char* error = NULL;
+  params.speculative = "eagle";
+  kz_status status = kz_generate(spec, chat, 1, &params, NULL, NULL, &r, &error);
+  expect_error("unknown draft source", status, KZ_ERR_ENGINE, error, "unknown draft source 'eagle'");
+  params.speculative = "ngram";
+  params.max_draft = 17;
+  error = NULL;
+  status = kz_generate(spec, chat, 1, &params, NULL, NULL, &r, &error);
+  expect_error("max_draft 17", status, KZ_ERR_ENGINE, error, "params->max_draft");
+  kz_result_free(&a);
+  kz_result_free(&b);
+  kz_session_free(plain);
+  kz_session_free(spec);
+}
+
 static void test_state(kz_engine* engine) {
   kz_session* a = new_session(engine);
   kz_session* b = new_session(engine);
@@ -710,6 +740,7 @@ int main(int argc, char** argv) {
   test_multi_turn(engine);
   test_op_filter(engine);
   test_cancel(engine);
+  test_speculative(engine);
   test_state(engine);
   test_bad_inputs(engine, other);
   test_tools(engine);
