@@ -264,7 +264,9 @@ jobject make_result(JNIEnv* env, const kz_generate_result& r) {
       calls ? env->NewObject(ids.result, ids.result_ctor, text, tokens,
                              static_cast<jint>(r.stop_reason), r.prompt_tokens, r.cached_tokens,
                              r.prefill_tokens, r.ttft_s, r.prefill_s, r.decode_s, content,
-                             reasoning, calls, static_cast<jboolean>(r.tool_call_malformed != 0))
+                             reasoning, calls, static_cast<jboolean>(r.tool_call_malformed != 0),
+                             static_cast<jlong>(r.spec_passes), static_cast<jlong>(r.spec_drafted),
+                             static_cast<jlong>(r.spec_accepted))
             : nullptr;
   for (jobject ref :
        {jobject(text), jobject(tokens), jobject(content), jobject(reasoning), jobject(calls)}) {
@@ -293,7 +295,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   ids.exception_ctor = env->GetMethodID(ids.exception, "<init>", "(I[B)V");
   ids.result = global_class(env, "ai/kazeia/GenerateResult");
   if (!ids.exception_ctor || !ids.result) return JNI_ERR;
-  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD[B[B[[BZ)V");
+  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD[B[B[[BZJJJ)V");
   ids.byte_array = global_class(env, "[B");
   jclass sink = env->FindClass("ai/kazeia/Session$PieceSink");
   if (!ids.result_ctor || !ids.byte_array || !sink) return JNI_ERR;
@@ -328,6 +330,7 @@ JNIEXPORT jdoubleArray JNICALL Java_ai_kazeia_Native_defaults(JNIEnv* env, jclas
       static_cast<jdouble>(g.add_generation_prompt),
       static_cast<jdouble>(g.reuse_prefix),
       static_cast<jdouble>(s.prefill_min_tokens),
+      static_cast<jdouble>(g.max_draft),
   };
   const jsize n = sizeof values / sizeof values[0];
   jdoubleArray out = env->NewDoubleArray(n);
@@ -397,7 +400,7 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     jobjectArray tool_calls, jintArray prompt, jfloat temperature, jint top_k, jfloat top_p,
     jfloat min_p, jfloat repeat_penalty, jint repeat_last_n, jfloat presence_penalty, jlong seed,
     jint max_tokens, jobjectArray stop, jboolean enable_thinking, jboolean add_generation_prompt,
-    jboolean reuse_prefix, jstring tools, jobject sink) {
+    jboolean reuse_prefix, jstring tools, jstring speculative, jint max_draft, jobject sink) {
   return guarded<jobject>(env, nullptr, [&]() -> jobject {
     // Either a conversation or token ids. Messages arrive flattened (Native.java says how) and
     // go through kz_generate_chat, as a C caller's kz_chat_message array would.
@@ -412,6 +415,7 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     std::vector<const char*> stop_ptrs;
     for (const auto& s : stop_strings) stop_ptrs.push_back(c_str_or_null(s));
     const auto tools_json = to_utf8_or_null(env, tools);
+    const auto draft_source = to_utf8_or_null(env, speculative);
 
     kz_generate_params p = kz_generate_params_default();
     p.temperature = temperature;
@@ -429,6 +433,8 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
     p.add_generation_prompt = add_generation_prompt;
     p.reuse_prefix = reuse_prefix;
     p.tools = c_str_or_null(tools_json);
+    p.speculative = c_str_or_null(draft_source);
+    p.max_draft = max_draft;
 
     Stream stream{env, sink};
     kz_generate_result r{};

@@ -408,6 +408,26 @@ public final class KazeiaTest {
     }
   }
 
+  /** Drafting changes nothing a greedy caller sees but the counts; bad settings are refused. */
+  private static void speculative(Engine engine) {
+    System.out.println("speculative decoding");
+    List<Message> chat = List.of(Message.user("one two three, one two three, one two three"));
+    try (Session plain = newSession(engine); Session spec = newSession(engine)) {
+      GenerateResult a = plain.generate(chat, greedy(24));
+      GenerateResult b = spec.generate(chat, greedy(24).speculative("ngram").maxDraft(3));
+      System.out.println("  ngram: " + b);
+      check(Arrays.equals(a.tokens, b.tokens), "the same greedy tokens with ngram drafts");
+      check(a.specPasses == 0 && a.specDrafted == 0, "no drafts without speculation");
+      check(b.specDrafted > 0, "ngram drafts from the repeated prompt");
+      check(b.specAccepted <= b.specDrafted, "accepted <= drafted");
+      check(b.specDrafted <= 3 * b.specPasses, "at most maxDraft drafts per pass");
+      expectError("unknown draft source", "unknown draft source 'eagle'",
+          () -> spec.generate(chat, greedy(8).speculative("eagle")));
+      expectError("max_draft 17", "max_draft",
+          () -> spec.generate(chat, greedy(8).speculative("ngram").maxDraft(17)));
+    }
+  }
+
   /** Sessions of one engine run on different threads at once and agree with each other. */
   private static void concurrentSessions(Engine engine) throws Exception {
     System.out.println("concurrent sessions");
@@ -443,6 +463,7 @@ public final class KazeiaTest {
       state(engine);
       badInputs(engine, other);
       concurrentSessions(engine);
+      speculative(engine);
       tools(engine, other);
     }
     // Closing the engine first is allowed: the session keeps the model alive.

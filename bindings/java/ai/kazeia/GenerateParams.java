@@ -32,6 +32,14 @@ public final class GenerateParams {
    * never sees their markup.
    */
   public String tools;
+  /**
+   * Speculative decoding: where drafts come from, "none", "ngram" (repeats of the text so far)
+   * or "mtp" (the model's MTP layer); null: none. Greedy output is unchanged, sampling keeps its
+   * distribution; GenerateResult.specPasses etc. count the drafts.
+   */
+  public String speculative;
+  /** Drafted tokens per verification, 1..16. */
+  public int maxDraft = (int) Native.DEFAULTS[Native.MAX_DRAFT];
 
   /** Greedy decoding: the same input always gives the same tokens. */
   public static GenerateParams greedy() {
@@ -57,6 +65,16 @@ public final class GenerateParams {
 
   public GenerateParams tools(String json) {
     tools = json;
+    return this;
+  }
+
+  public GenerateParams speculative(String source) {
+    speculative = source;
+    return this;
+  }
+
+  public GenerateParams maxDraft(int value) {
+    maxDraft = value;
     return this;
   }
 }

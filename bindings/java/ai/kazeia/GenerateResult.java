@@ -30,13 +30,17 @@ public final class GenerateResult {
   public final double ttftSeconds;
   public final double prefillSeconds;
   public final double decodeSeconds;
+  /** Speculative decoding: verification passes, drafted tokens, of which accepted (0 without). */
+  public final long specPasses;
+  public final long specDrafted;
+  public final long specAccepted;
 
   // Called from native code: strings as UTF-8 bytes, each tool call as three of them (id, name,
   // arguments) in turn.
   GenerateResult(byte[] utf8Text, int[] tokens, int stopReason, long promptTokens,
       long cachedTokens, long prefillTokens, double ttftSeconds, double prefillSeconds,
       double decodeSeconds, byte[] utf8Content, byte[] utf8Reasoning, byte[][] utf8ToolCalls,
-      boolean toolCallMalformed) {
+      boolean toolCallMalformed, long specPasses, long specDrafted, long specAccepted) {
     this.text = new String(utf8Text, StandardCharsets.UTF_8);
     this.content = new String(utf8Content, StandardCharsets.UTF_8);
     this.reasoning = new String(utf8Reasoning, StandardCharsets.UTF_8);
@@ -56,6 +60,9 @@ public final class GenerateResult {
     this.ttftSeconds = ttftSeconds;
     this.prefillSeconds = prefillSeconds;
     this.decodeSeconds = decodeSeconds;
+    this.specPasses = specPasses;
+    this.specDrafted = specDrafted;
+    this.specAccepted = specAccepted;
   }
 
   public int generatedTokens() {
@@ -67,6 +74,8 @@ public final class GenerateResult {
     return "GenerateResult{stop=" + stopReason + ", prompt=" + promptTokens + ", cached="
         + cachedTokens + ", generated=" + tokens.length
         + (toolCalls.isEmpty() ? "" : ", toolCalls=" + toolCalls)
-        + (toolCallMalformed ? ", toolCallMalformed" : "") + "}";
+        + (toolCallMalformed ? ", toolCallMalformed" : "")
+        + (specPasses == 0 ? "" : ", accepted=" + specAccepted + "/" + specDrafted + " drafts")
+        + "}";
   }
 }

@@ -28,6 +28,7 @@ final class Native {
   static final int ADD_GENERATION_PROMPT = 14;
   static final int REUSE_PREFIX = 15;
   static final int PREFILL_MIN_TOKENS = 16;
+  static final int MAX_DRAFT = 17;
 
   private static native double[] defaults();
 
@@ -52,13 +53,14 @@ final class Native {
    * Generates from messages or, if prompt is not null, from those token ids. Messages arrive
    * flattened: role, content, reasoning content, tool-call id and name (each may be null) for
    * each in turn; message i's calls are the next toolCallCounts[i] triples (id, name, arguments
-   * as JSON) of toolCalls. tools: JSON text of the tool definitions, or null.
+   * as JSON) of toolCalls. tools: JSON text of the tool definitions, or null. speculative: the
+   * draft source ("none", "ngram", "mtp"), or null.
    */
   static native GenerateResult generate(long session, String[] messages, int[] toolCallCounts,
       String[] toolCalls, int[] prompt, float temperature, int topK, float topP, float minP,
       float repeatPenalty, int repeatLastN, float presencePenalty, long seed, int maxTokens,
       String[] stop, boolean enableThinking, boolean addGenerationPrompt, boolean reusePrefix,
-      String tools, Session.PieceSink sink);
+      String tools, String speculative, int maxDraft, Session.PieceSink sink);
 
   static native void cancel(long session);
 

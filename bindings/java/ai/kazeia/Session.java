@@ -72,7 +72,7 @@ public final class Session implements AutoCloseable {
         params.temperature, params.topK, params.topP, params.minP, params.repeatPenalty,
         params.repeatLastN, params.presencePenalty, params.seed, params.maxTokens, stop,
         params.enableThinking, params.addGenerationPrompt, params.reusePrefix, params.tools,
-        listener == null ? null : new PieceSink(listener));
+        params.speculative, params.maxDraft, listener == null ? null : new PieceSink(listener));
   }
 
   /** Makes a running generate() stop at the next token; safe from any thread, a no-op if closed. */
