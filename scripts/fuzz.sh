@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan; tests/fuzz) into build-fuzz and runs each for
 # SECONDS (default 30): the pre-tokenizer against its PCRE2 oracle (seeds: tests/fuzz/corpus/
-# pretokenizer) and the GGUF reader (seeds: the fixtures' tokenizer files). New inputs are kept in
+# pretokenizer), the GGUF reader (seeds: the fixtures' tokenizer files), the JSON reader and the
+# reply parser (seeds: tests/fuzz/corpus/json, reply_parser) and state images (mutations of a
+# valid image the target makes itself). New inputs are kept in
 # build-fuzz/corpus-NAME; a crash or a mismatch fails the script and leaves the input beside it.
 # Usage: scripts/fuzz.sh [SECONDS]
 set -euo pipefail
@@ -11,7 +13,8 @@ fixtures=${KAZEIA_FIXTURES:-../shared/fixtures}
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
   -DKAZEIA_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null
-cmake --build build-fuzz -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf
+cmake --build build-fuzz -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf json_fuzz \
+  reply_parser_fuzz state_image_fuzz
 
 run() {  # NAME SEED_DIR... [libFuzzer flags]
   local name=$1
@@ -31,3 +34,6 @@ run() {  # NAME SEED_DIR... [libFuzzer flags]
 run pretokenizer_fuzz ../tests/fuzz/corpus/pretokenizer
 gguf_seeds=$(realpath -e "$fixtures/vocab")  # a missing folder fails here, not silently below
 run fuzz_gguf "$gguf_seeds" -max_len=65536
+run json_fuzz ../tests/fuzz/corpus/json
+run reply_parser_fuzz ../tests/fuzz/corpus/reply_parser
+run state_image_fuzz -max_len=65536

@@ -83,10 +83,10 @@ OpFilterEntry parse_entry(std::string_view text) {
 
 bool OpFilterEntry::matches(const OpShape& shape) const {
   if (shape.kind != kind || (phase && *phase != shape.phase)) return false;
-  for (const auto& [key, value] : params) {
+  for (const auto& param : params) {  // (clang 14 cannot capture a structured binding)
     const auto it = std::find_if(shape.params.begin(), shape.params.end(),
-                                 [&](const auto& p) { return p.first == key; });
-    if (it == shape.params.end() || it->second != value) return false;
+                                 [&](const auto& p) { return p.first == param.first; });
+    if (it == shape.params.end() || it->second != param.second) return false;
   }
   return true;
 }
