@@ -22,7 +22,8 @@
 # models, the other two qwen35-small cpu runs in both kernel orders (the kernels they use are
 # covered above), the Q8_0-cache model comparisons other than the tiny models on cpu (the NEON
 # Q8_0 attention is checked op by op in test_kernels) and the state-reuse scenarios (minutes
-# each under emulation, no ARM-specific code; the host run covers them), the CLI tests (they start the aarch64
+# each under emulation, no ARM-specific code; the host run covers them), the CLI tests (Cli.*,
+# QuantizeCli.*: they start the aarch64
 # `kazeia` binary as a child process, which needs qemu registered with binfmt_misc) and
 # valgrind (a host tool). Everything here is emulated:
 # correctness, not speed.
@@ -40,7 +41,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|^Cli\.'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|^Cli\.|^QuantizeCli\.'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {

@@ -1,8 +1,11 @@
 // `kazeia serve` over plain HTTP on loopback: error objects for bad requests, the API key, body
 // and queue limits, a client leaving mid-stream, clean shutdown, and a bounded load test.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -212,6 +215,35 @@ TEST(ServeHttp, DisconnectMidStreamFreesTheSession) {
   const std::string log = server.log();
   EXPECT_NE(log.find("stop cancelled"), std::string::npos) << log;
   EXPECT_EQ(log.find("8000 generated"), std::string::npos) << log;
+}
+
+// A non-streaming request whose client closes its socket right after sending it: the server
+// notices at the next token and cancels; without that, the generation would run to 8000 tokens.
+TEST(ServeHttp, DisconnectBeforeANonStreamingAnswerCancelsIt) {
+  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "0"});
+  json body = long_completion();
+  body["stream"] = false;
+  const std::string text = body.dump();
+  const std::string request =
+      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nContent-Length: " +
+      std::to_string(text.size()) + "\r\n\r\n" + text;
+  const int sock = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(server.port()));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  ASSERT_EQ(connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(send(sock, request.data(), request.size(), 0), ssize_t(request.size()));
+  close(sock);
+  auto cli = client(server);
+  // The request may not have reached a session yet; wait until it has run and been cancelled.
+  while (server.log().find("stop cancelled") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(post(cli, "/v1/chat/completions", chat_body("hi", 4).dump()).status, 200);
+  EXPECT_EQ(server.stop(), 0);
+  EXPECT_EQ(server.log().find("8000 generated"), std::string::npos) << server.log();
 }
 
 TEST(ServeHttp, QueuedRequestWaitsForTheSession) {

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/timer.h"
 #include "serve/api_error.h"
+#include "serve/client_socket.h"
 #include "serve/response.h"
 #include "serve/stream.h"
 #include "text/tokenizer.h"
@@ -125,10 +126,12 @@ void Routes::generation(const httplib::Request& req, httplib::Response& res, End
                                        new_response_header(endpoint, config_.model_id),
                                        {}});
   if (!job->request.stream) {
+    // A client that leaves before the answer cancels it, as a stream's does at its next write.
+    const int socket = find_client_socket(req.remote_addr, req.remote_port);
     std::string text;  // what a stream would have shown
     const GenerateResult result = run(*job, [&](std::string_view piece) {
       text += piece;
-      return true;
+      return socket < 0 || !client_gone(socket);
     });
     log(*job, result);
     send_json(res, 200, completion_body(job->header, result, text));

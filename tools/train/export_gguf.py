@@ -10,6 +10,12 @@ doubles as the output head (tied embeddings) and gets Q8_0 in the Q4_0 file (lla
 gives the output matrix Q6_K, falling back to Q8_0 when the row length, here 192, is not a
 multiple of 256). Q4_K is not offered for the same reason (rows must be multiples of 256).
 --random SEED exports an untrained model (used to check PyTorch/engine parity before training).
+The chat model (kazeia-chat) takes its chat template from a file:
+
+    /usr/bin/python3 tools/train/export_gguf.py --run /tmp/chat-train --type q8_0 \
+        --name kazeia-chat --template ../shared/fixtures/templates/qwen3.jinja \
+        --license "generated dialogues (tools/train/chat_data.py)" \
+        --out models/kazeia-chat-q8_0.gguf
 """
 from __future__ import annotations
 
@@ -105,13 +111,15 @@ def rope_sections(n_rot: int) -> list[int]:  # every rotary pair in t/h/w (as th
     return [t, h, pairs - t - h, 0]
 
 
-def export(model: Qwen35, tok: Tokenizer, qtype: str, path: str, name: str) -> None:
+def export(model: Qwen35, tok: Tokenizer, qtype: str, path: str, name: str,
+           template: str = CHAT_TEMPLATE,
+           licence: str = "public-domain (training text: King James Bible)") -> None:
     c = model.c
     w = GGUFWriter()
     a = "qwen35."
     w.add("general.architecture", STR, "qwen35")
     w.add("general.name", STR, name)
-    w.add("general.license", STR, "public-domain (training text: King James Bible)")
+    w.add("general.license", STR, licence)
     w.add("general.file_type", U32, FILE_TYPE[qtype])
     if qtype != "f32":
         w.add("general.quantization_version", U32, 2)
@@ -146,7 +154,7 @@ def export(model: Qwen35, tok: Tokenizer, qtype: str, path: str, name: str) -> N
     w.add("tokenizer.ggml.padding_token_id", U32, tok.id["<|endoftext|>"])
     w.add("tokenizer.ggml.bos_token_id", U32, tok.id["<|endoftext|>"])
     w.add("tokenizer.ggml.add_bos_token", BOOL, False)
-    w.add("tokenizer.chat_template", STR, CHAT_TEMPLATE)
+    w.add("tokenizer.chat_template", STR, template)
     for n, arr, kind in gguf_tensors(model):
         w.add_tensor(n, arr, tensor_type(kind, qtype))
     w.write(path)
@@ -181,9 +189,15 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--random", type=int, default=None, help="export an untrained model (seed)")
     ap.add_argument("--name", default="kazeia-kjv")
+    ap.add_argument("--template", default=None, help="chat template file (default: ChatML)")
+    ap.add_argument("--license", default="public-domain (training text: King James Bible)")
     args = ap.parse_args()
     model, tok = load_run(args.run, args.random)
-    export(model, tok, args.type, args.out, args.name)
+    template = CHAT_TEMPLATE
+    if args.template:
+        with open(args.template, encoding="utf-8") as f:
+            template = f.read()
+    export(model, tok, args.type, args.out, args.name, template, args.license)
     print(f"wrote {args.out} ({os.path.getsize(args.out)} bytes, {args.type})")
 
 

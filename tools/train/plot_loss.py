@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot train.py's loss.csv (training loss, smoothed, and held-out loss) to a PNG.
 
-    /usr/bin/python3 tools/train/plot_loss.py RUN/loss.csv docs/loss.png
+    /usr/bin/python3 tools/train/plot_loss.py RUN/loss.csv docs/loss.png [TITLE]
 """
 import csv
 import sys
@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main():
     src, dst = sys.argv[1], sys.argv[2]
+    title = sys.argv[3] if len(sys.argv) > 3 else \
+        "kazeia-kjv (qwen35, 3.2M params) on the King James Bible"
     rows = list(csv.DictReader(open(src)))[:-1]  # the last row repeats the final evaluation
     tok = [int(r["tokens"]) / 1e6 for r in rows]
     tr = [float(r["train_loss"]) for r in rows]
@@ -29,7 +31,7 @@ def main():
             label="held-out")
     ax.set_xlabel("training tokens (millions)")
     ax.set_ylabel("cross-entropy (nats / token)")
-    ax.set_title("kazeia-kjv (qwen35, 3.2M params) on the King James Bible")
+    ax.set_title(title)
     ax.set_ylim(min(min(sm), min(v for _, v in ho)) - 0.2, 8)
     ax.grid(alpha=0.3)
     ax.legend()

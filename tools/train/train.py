@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Train the bundled Kazeia default model: a small qwen35 (Gated DeltaNet + gated attention) on
-the King James Bible (Debian package bible-kjv-text, public domain), on CPU.
+"""Train the bundled Kazeia models on CPU: a small qwen35 (Gated DeltaNet + gated attention) on
+the King James Bible (Debian package bible-kjv-text, public domain; the default), or with
+--corpus chat on generated dialogues (chat_data.py, chat_corpus.py) for kazeia-chat.
 
     nice -n 10 /usr/bin/python3 tools/train/train.py --out /tmp/kjv-train
+    nice -n 19 /usr/bin/python3 tools/train/train.py --corpus chat --out /tmp/chat-train ...
 
-Steps: dump the corpus with `bible` (package bible-kjv), hold out every 40th chapter, train a
+KJV steps: dump the corpus with `bible` (package bible-kjv), hold out every 40th chapter, train a
 byte-level BPE vocabulary on the training text, then train the model with AdamW on random
 256-token windows. Stops after --max-steps or --time-budget seconds, whichever comes first; the
 learning-rate schedule follows the larger of the two progress fractions, so it always ends
@@ -26,7 +28,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import Config, Qwen35  # noqa: E402
-from tokenizer import Tokenizer, train_bpe  # noqa: E402
+from tokenizer import SPECIAL_TOKENS, Tokenizer, train_bpe  # noqa: E402
 
 HELDOUT_EVERY = 40  # chapter i is held out iff i % 40 == 20 (30 of 1189 chapters)
 
@@ -74,8 +76,61 @@ def prepare(out: str, n_vocab: int, log) -> tuple[Tokenizer, np.ndarray, np.ndar
     return tok, tr, he
 
 
+def prepare_chat(out: str, args, log):
+    """Training and held-out dialogues, rendered and tokenized with loss weights. Returns
+    (tokenizer, train [(ids, weights)], held-out [(ids, weights)])."""
+    from chat_corpus import Renderer, encode_weighted, load_template
+    from chat_data import Generator
+    os.makedirs(out, exist_ok=True)
+    render = Renderer(load_template(args.template))
+    rng_turns = np.random.default_rng(args.seed)
+
+    def texts(seed, heldout, n):
+        g = Generator(seed, heldout, args.repeat_rate)
+        return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
+                for _ in range(n)]
+    t0 = time.time()
+    train_texts = texts(args.seed, False, args.n_dialogues)
+    held_texts = texts(args.seed + 1, True, 256)
+    log(f"dialogues: {len(train_texts)} training ({sum(map(len, train_texts))} chars), "
+        f"{len(held_texts)} held-out, rendered in {time.time() - t0:.0f}s")
+    with open(os.path.join(out, "train_sample.txt"), "w") as f:
+        f.write("\n\n".join(train_texts[:20]))
+    tok_path = os.path.join(out, "tokenizer.json")
+    if os.path.exists(tok_path):
+        tok = Tokenizer.load(tok_path)
+    else:  # BPE on the text without its special tokens (they are tokens of their own)
+        plain = "".join(train_texts[:args.bpe_dialogues])
+        for sp, _ in SPECIAL_TOKENS:
+            plain = plain.replace(sp, "\n")
+        tokens, merges = train_bpe(plain, args.n_vocab, log)
+        tok = Tokenizer(tokens, merges)
+        tok.save(tok_path)
+    enc = [encode_weighted(tok, t) for t in train_texts]
+    held = [encode_weighted(tok, t) for t in held_texts]
+    long = [e for e in enc if len(e[0]) > args.ctx + 1]
+    enc = [e for e in enc if len(e[0]) <= args.ctx + 1]
+    n_tok = sum(len(e[0]) for e in enc)
+    n_w = sum(sum(e[1]) for e in enc)
+    log(f"tokens: train {n_tok} ({n_w:.0f} weighted, assistant), dropped {len(long)} dialogues "
+        f"longer than {args.ctx + 1}; held-out {sum(len(e[0]) for e in held)}")
+    return tok, enc, [e for e in held if len(e[0]) <= args.ctx + 1]
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", choices=["kjv", "chat"], default="kjv")
+    ap.add_argument("--template", default=None, help="chat: the chat template (Jinja) to render")
+    ap.add_argument("--n-dialogues", type=int, default=40000, help="chat: training dialogues")
+    ap.add_argument("--bpe-dialogues", type=int, default=8000, help="chat: dialogues for BPE")
+    ap.add_argument("--max-turns", type=int, default=12, help="chat: user turns per dialogue")
+    ap.add_argument("--repeat-rate", type=float, default=0.5,
+                    help="chat: share of the in-between turns that are copy exercises")
+    ap.add_argument("--n-embd", type=int, default=Config.n_embd)
+    ap.add_argument("--n-layer", type=int, default=Config.n_layer)
+    ap.add_argument("--n-ff", type=int, default=Config.n_ff)
+    ap.add_argument("--attn-every", type=int, default=Config.full_attention_interval,
+                    help="full_attention_interval: layer il is attention iff (il+1) % N == 0")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--n-vocab", type=int, default=2048)
@@ -104,8 +159,14 @@ def main():
         logf.flush()
 
     log(f"args: {vars(args)}")
-    tok, train_ids, held_ids = prepare(args.out, args.n_vocab, log)
-    cfg = Config(n_vocab=len(tok.tokens), n_ctx_train=args.ctx)
+    if args.corpus == "chat":
+        from chat_corpus import DEFAULT_TEMPLATE
+        args.template = args.template or DEFAULT_TEMPLATE
+        tok, train_seqs, held_seqs = prepare_chat(args.out, args, log)
+    else:
+        tok, train_ids, held_ids = prepare(args.out, args.n_vocab, log)
+    cfg = Config(n_vocab=len(tok.tokens), n_ctx_train=args.ctx, n_embd=args.n_embd,
+                 n_layer=args.n_layer, n_ff=args.n_ff, full_attention_interval=args.attn_every)
     model = Qwen35(cfg)
     log(f"model: {cfg.to_dict()}, {model.n_params()} parameters")
 
@@ -116,17 +177,51 @@ def main():
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
     gen = torch.Generator().manual_seed(args.seed)
-    train_t = torch.from_numpy(train_ids).long()
-    held_t = torch.from_numpy(held_ids).long()
-    # fixed held-out evaluation windows
-    n_eval = min(8, (len(held_t) - 1) // args.ctx)
-    ev = torch.stack([held_t[i * args.ctx:(i + 1) * args.ctx + 1] for i in range(n_eval)])
+    if args.corpus == "chat":
+        pad = tok.id["<|endoftext|>"]
+
+        def stack(seqs):  # (x, y, weights), padded to the longest sequence (weight 0)
+            n = max(len(ids) for ids, _ in seqs)
+            xb = torch.full((len(seqs), n), pad, dtype=torch.long)
+            wb = torch.zeros(len(seqs), n - 1)
+            for i, (ids, w) in enumerate(seqs):
+                xb[i, :len(ids)] = torch.tensor(ids)
+                wb[i, :len(ids) - 1] = torch.tensor(w[1:])
+            return xb[:, :-1], xb[:, 1:], wb
+
+        # batches of dialogues of similar length (little padding): a random run of the
+        # length-sorted list
+        by_len = sorted(range(len(train_seqs)), key=lambda i: len(train_seqs[i][0]))
+
+        def next_batch():
+            s0 = int(torch.randint(0, len(by_len) - args.batch + 1, (1,), generator=gen))
+            return stack([train_seqs[i] for i in by_len[s0:s0 + args.batch]])
+        held32 = sorted(held_seqs[:32], key=lambda e: len(e[0]))
+        ev = [stack(held32[i:i + 8]) for i in range(0, 32, 8)]
+    else:
+        train_t = torch.from_numpy(train_ids).long()
+        held_t = torch.from_numpy(held_ids).long()
+
+        def next_batch():
+            starts = torch.randint(0, len(train_t) - args.ctx - 1, (args.batch,), generator=gen)
+            xb = torch.stack([train_t[s:s + args.ctx + 1] for s in starts.tolist()])
+            return xb[:, :-1], xb[:, 1:], None
+        # fixed held-out evaluation windows
+        n_eval = min(8, (len(held_t) - 1) // args.ctx)
+        evw = torch.stack([held_t[i * args.ctx:(i + 1) * args.ctx + 1] for i in range(n_eval)])
+        ev = [(evw[:, :-1], evw[:, 1:], None)]
+
+    def loss_of(x, y, w):
+        lg = model(x).reshape(-1, cfg.n_vocab)
+        if w is None:
+            return F.cross_entropy(lg, y.reshape(-1))
+        ce = F.cross_entropy(lg, y.reshape(-1), reduction="none")
+        return (ce * w.reshape(-1)).sum() / w.sum()
 
     def evaluate():
         model.eval()
         with torch.no_grad():
-            lg = model(ev[:, :-1])
-            l = F.cross_entropy(lg.reshape(-1, cfg.n_vocab), ev[:, 1:].reshape(-1)).item()
+            l = sum(loss_of(*b).item() for b in ev) / len(ev)
         model.train()
         return l
 
@@ -134,11 +229,11 @@ def main():
     curve.write("step,tokens,seconds,lr,train_loss,heldout_loss\n")
     t0 = time.time()
     last_ckpt = t0
-    step, ema = 0, None
+    step, ema, seen = 0, None, 0
 
     def save(tag="ckpt.pt"):
         torch.save({"config": cfg.to_dict(), "model": model.state_dict(), "step": step,
-                    "tokens": step * args.batch * args.ctx, "seconds": time.time() - t0,
+                    "tokens": seen, "seconds": time.time() - t0,
                     "seed": args.seed}, os.path.join(args.out, tag))
 
     while True:
@@ -153,10 +248,9 @@ def main():
                             (1 + math.cos(math.pi * min(1.0, progress))))
         for gr in opt.param_groups:
             gr["lr"] = lr
-        starts = torch.randint(0, len(train_t) - args.ctx - 1, (args.batch,), generator=gen)
-        xb = torch.stack([train_t[s:s + args.ctx + 1] for s in starts.tolist()])
-        logits = model(xb[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, cfg.n_vocab), xb[:, 1:].reshape(-1))
+        x, y, w = next_batch()
+        seen += x.numel()  # padded positions included
+        loss = loss_of(x, y, w)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -168,8 +262,8 @@ def main():
             hl = evaluate()
             el = time.time() - t0
             log(f"step {step} loss {loss.item():.4f} ema {ema:.4f} held-out {hl:.4f} lr {lr:.2e} "
-                f"{step * args.batch * args.ctx / el:.0f} tok/s {el:.0f}s")
-        curve.write(f"{step},{step * args.batch * args.ctx},{time.time() - t0:.1f},{lr:.6g},"
+                f"{seen / el:.0f} tok/s {el:.0f}s")
+        curve.write(f"{step},{seen},{time.time() - t0:.1f},{lr:.6g},"
                     f"{loss.item():.5f},{hl if hl == '' else f'{hl:.5f}'}\n")
         curve.flush()
         if time.time() - last_ckpt > args.ckpt_every:
@@ -177,13 +271,13 @@ def main():
             last_ckpt = time.time()
     hl = evaluate()
     el = time.time() - t0
-    log(f"done: {step} steps, {step * args.batch * args.ctx} tokens, {el:.0f}s, "
+    log(f"done: {step} steps, {seen} tokens, {el:.0f}s, "
         f"final train ema {ema:.4f}, held-out {hl:.4f}")
-    curve.write(f"{step},{step * args.batch * args.ctx},{el:.1f},0,{ema:.5f},{hl:.5f}\n")
+    curve.write(f"{step},{seen},{el:.1f},0,{ema:.5f},{hl:.5f}\n")
     curve.close()
     save()
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"steps": step, "tokens": step * args.batch * args.ctx, "seconds": el,
+        json.dump({"steps": step, "tokens": seen, "seconds": el,
                    "train_loss_ema": ema, "heldout_loss": hl, "params": model.n_params(),
                    "config": cfg.to_dict(), "args": vars(args)}, f, indent=1)
 

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Recall accuracy of a chat model through the engine (libkazeia's C API, kazeia.h, via ctypes).
+
+Held-out dialogues (chat_data.py: names, pet names, cities and phrasings never trained on) are
+played turn by turn as the app does: the whole history each turn, the model's own answers
+appended, greedy decoding. Turn 1 gives the first name and the age; the turns until the last
+are small talk or other facts; the last turn (3, 5 or 10) asks for the name and the age (the
+acceptance scenario) or, with --ask any, for one to three facts given so far. An answer counts
+as correct when it contains every asked value (as whole words). Each dialogue runs in two
+sessions, prefix reuse on and off; their answers must be identical at every turn.
+
+    /usr/bin/python3 tools/train/eval_recall.py --lib build/bindings/libkazeia.so \
+        --model models/kazeia-chat-q8_0.gguf --turns 3 5 10 --n 100
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes as C
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_data import FACTS, Generator  # noqa: E402
+
+
+class SessionParams(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
+                ("k_type", C.c_char_p), ("v_type", C.c_char_p), ("backend", C.c_char_p),
+                ("checkpoint_interval", C.c_int64), ("checkpoint_budget_bytes", C.c_uint64),
+                ("op_filter", C.c_char_p), ("cache_dir", C.c_char_p),
+                ("prefill_device", C.c_char_p), ("decode_device", C.c_char_p),
+                ("prefill_min_tokens", C.c_int64), ("repack", C.c_char_p)]
+
+
+class Message(C.Structure):
+    _fields_ = [("role", C.c_char_p), ("content", C.c_char_p), ("reasoning_content", C.c_char_p)]
+
+
+def structs(api_version: int):
+    """kz_generate_params and kz_generate_result as kazeia.h defines them for `api_version`
+    (version 2 appended fields: a struct returned by value must have the library's size)."""
+    params = [("struct_size", C.c_size_t), ("temperature", C.c_float), ("top_k", C.c_int32),
+              ("top_p", C.c_float), ("min_p", C.c_float), ("repeat_penalty", C.c_float),
+              ("repeat_last_n", C.c_int32), ("presence_penalty", C.c_float),
+              ("seed", C.c_uint64), ("max_tokens", C.c_int32),
+              ("stop", C.POINTER(C.c_char_p)), ("n_stop", C.c_size_t),
+              ("enable_thinking", C.c_int32), ("add_generation_prompt", C.c_int32),
+              ("reuse_prefix", C.c_int32)]
+    result = [("struct_size", C.c_size_t), ("text", C.c_char_p), ("text_len", C.c_size_t),
+              ("tokens", C.POINTER(C.c_int32)), ("n_tokens", C.c_size_t),
+              ("stop_reason", C.c_int), ("prompt_tokens", C.c_int64),
+              ("cached_tokens", C.c_int64), ("prefill_tokens", C.c_int64),
+              ("generated_tokens", C.c_int64), ("ttft_s", C.c_double),
+              ("prefill_s", C.c_double), ("decode_s", C.c_double)]
+    if api_version >= 2:
+        params += [("tools", C.c_char_p)]
+        result += [("content", C.c_char_p), ("reasoning", C.c_char_p),
+                   ("tool_calls", C.c_void_p), ("n_tool_calls", C.c_size_t),
+                   ("tool_call_malformed", C.c_int32)]
+    return (type("GenerateParams", (C.Structure,), {"_fields_": params}),
+            type("GenerateResult", (C.Structure,), {"_fields_": result}))
+
+
+class Engine:
+    def __init__(self, lib: str, model: str, threads: int):
+        self.lib = C.CDLL(lib)
+        L = self.lib
+        self.GenerateParams, self.GenerateResult = structs(L.kz_api_version())
+        L.kz_session_params_default.restype = SessionParams
+        L.kz_generate_params_default.restype = self.GenerateParams
+        err = C.c_char_p()
+        self.engine = C.c_void_p()
+        if L.kz_engine_load(model.encode(), C.byref(self.engine), C.byref(err)) != 0:
+            raise RuntimeError(err.value.decode())
+        self.sp = L.kz_session_params_default()
+        self.sp.n_ctx = 2048
+        self.sp.n_threads = threads
+
+    def session(self):
+        s, err = C.c_void_p(), C.c_char_p()
+        if self.lib.kz_session_new(self.engine, C.byref(self.sp), C.byref(s), C.byref(err)) != 0:
+            raise RuntimeError(err.value.decode())
+        return s
+
+    def generate(self, session, messages: list[dict], reuse: bool, thinking: bool):
+        arr = (Message * len(messages))(*[Message(m["role"].encode(), m["content"].encode(), None)
+                                          for m in messages])
+        gp = self.lib.kz_generate_params_default()
+        gp.temperature = 0.0
+        gp.max_tokens = 64
+        gp.enable_thinking = int(thinking)
+        gp.reuse_prefix = int(reuse)
+        res = self.GenerateResult()
+        res.struct_size = C.sizeof(self.GenerateResult)
+        err = C.c_char_p()
+        if self.lib.kz_generate(session, arr, len(messages), C.byref(gp), None, None,
+                                C.byref(res), C.byref(err)) != 0:
+            raise RuntimeError(err.value.decode())
+        text = res.text.decode()
+        cached = res.cached_tokens
+        self.lib.kz_result_free(C.byref(res))
+        return text, cached
+
+
+def content(text: str) -> str:
+    """The answer without the (empty) reasoning block."""
+    return text.split("</think>")[-1].strip()
+
+
+def values(facts: dict, asked: list[str]) -> list[str]:
+    return [facts[f][1] if f == "pet" else facts[f] for f in asked]
+
+
+def contains(answer: str, value: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", answer) is not None
+
+
+def plan_for(g: Generator, turns: int, ask: str) -> list:
+    r = g.rng
+    rest = [f for f in FACTS if f not in ("name", "age")]
+    r.shuffle(rest)
+    plan, told = [("tell", ["name", "age"])], ["name", "age"]
+    for _ in range(turns - 2):
+        if rest and r.random() < 0.5:
+            f = rest.pop()
+            plan.append(("tell", [f]))
+            told.append(f)
+        else:
+            plan.append(("chat",))
+    asked = (["name", "age"] if ask == "name-age"
+             else r.sample(told, min(len(told), r.choice([1, 2, 3]))))
+    plan.append(("ask", asked))
+    return plan
+
+
+def generator(seed: int, split: str) -> Generator:
+    """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
+    training phrasings; train: everything from the training lists (fresh dialogues)."""
+    g = Generator(seed, split != "train")
+    if split == "names":
+        t = Generator(seed, False)
+        g.state, g.ask, g.ask_one, g.small_talk = t.state, t.ask, t.ask_one, t.small_talk
+    return g
+
+
+def run(engine: Engine, turns: int, n: int, seed: int, ask: str, thinking: bool, verbose: bool,
+        split: str = "heldout"):
+    g = generator(seed, split)
+    correct = same = 0
+    for i in range(n):
+        d = g.dialogue(turns, plan=plan_for(g, turns, ask))
+        d["messages"] = [m for m in d["messages"] if m["role"] != "system"]
+        users = [m["content"] for m in d["messages"] if m["role"] == "user"]
+        on, off = engine.session(), engine.session()
+        h_on, h_off, identical = [], [], True
+        for u in users:
+            h_on.append({"role": "user", "content": u})
+            h_off.append({"role": "user", "content": u})
+            a_on, _ = engine.generate(on, h_on, True, thinking)
+            a_off, _ = engine.generate(off, h_off, False, thinking)
+            identical &= a_on == a_off
+            h_on.append({"role": "assistant", "content": a_on})
+            h_off.append({"role": "assistant", "content": a_off})
+        engine.lib.kz_session_free(on)
+        engine.lib.kz_session_free(off)
+        answer = content(h_on[-1]["content"])
+        ok = all(contains(answer, v) for v in values(d["facts"], d["plan"][-1][1]))
+        correct += ok
+        same += identical
+        if verbose and (not ok or i < 2):
+            print(f"  [{'ok' if ok else 'MISS'}] {users[0]!r} ... {users[-1]!r} -> {answer!r}")
+    return correct, same
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", default="build/bindings/libkazeia.so")
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--turns", type=int, nargs="+", default=[3, 5, 10])
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--ask", choices=["name-age", "any"], default="name-age")
+    ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
+    ap.add_argument("--split", choices=["heldout", "names", "train"], default="heldout",
+                    help="what is held out: names and phrasings, names only, nothing")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    engine = Engine(args.lib, args.model, args.threads)
+    for t in args.turns:
+        c, s = run(engine, t, args.n, args.seed + t, args.ask, not args.no_think, args.verbose,
+                   args.split)
+        print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "
+              f"recall {c}/{args.n} "
+              f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
