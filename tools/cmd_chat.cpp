@@ -62,11 +62,9 @@ int cmd_chat(int argc, char** argv) {
   if (!tools_file.empty()) gp.tools = read_tools(tools_file);
 
   auto engine = Engine::load(engine_flags.model);
-  engine_flags.check_cache_types(engine->model());
-  SessionParams sp = engine_flags.session_params();
-  sp.n_ctx = engine_flags.context_size(EngineFlags::default_context(engine->model()));
-  Session session(engine, sp);
-  EngineFlags::warn_past_training(engine->model(), sp.n_ctx);
+  const SessionParams session_params = engine_flags.session_params(engine->model());
+  Session session(engine, session_params);
+  EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
 
   std::vector<ChatMessage> history;
   if (!system.empty()) history.push_back({"system", system, ""});

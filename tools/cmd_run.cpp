@@ -68,9 +68,7 @@ int cmd_run(int argc, char** argv) {
 
   Timer load_timer;
   auto engine = Engine::load(engine_flags.model);
-  engine_flags.check_cache_types(engine->model());
-  SessionParams session_params = engine_flags.session_params();
-  session_params.n_ctx = engine_flags.context_size(EngineFlags::default_context(engine->model()));
+  const SessionParams session_params = engine_flags.session_params(engine->model());
   Session session(engine, session_params);
   EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
   const double load_s = load_timer.seconds();

@@ -108,6 +108,13 @@ SessionParams EngineFlags::session_params() const {
   return sp;
 }
 
+SessionParams EngineFlags::session_params(const Model& model) const {
+  check_cache_types(model);
+  SessionParams sp = session_params();
+  sp.n_ctx = context_size(default_context(model));
+  return sp;
+}
+
 int64_t EngineFlags::context_size(int64_t fallback) const {
   if (ctx == kCtxNotGiven) return fallback;
   if (ctx < 1) fail("invalid --ctx-size ", ctx, " (expected at least 1)");

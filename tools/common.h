@@ -53,6 +53,10 @@ struct EngineFlags {
   std::unique_ptr<Devices> open_devices(const Model& model) const;
   // Session parameters with these flags' devices, filter, threads and cache types.
   SessionParams session_params() const;
+  // The same for run and chat on `model`: cache types checked, the context of --ctx-size or the
+  // default. (Callers warn past the training context once the session exists: a context too
+  // large to allocate is an error, not a warning and an error.)
+  SessionParams session_params(const Model& model) const;
 };
 
 // --spec and --draft (runtime/speculative.h), for run, chat and bench.

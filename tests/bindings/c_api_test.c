@@ -1,6 +1,7 @@
 /* The C API (include/kazeia.h) from plain C99, on fixture models with random weights: the text is
  * gibberish, so the checks are on token counts, stop reasons, cached tokens and equality between
- * runs (greedy sampling). Usage: test_c_api <model.gguf> <other-model.gguf>
+ * runs (greedy sampling). Usage: test_c_api <model.gguf> <other-model.gguf> [<chat-model.gguf>]
+ * (the bundled chat model: the two-step tool conversation in its Qwen3 template too)
  */
 #define _POSIX_C_SOURCE 200809L /* pthreads, mkstemp */
 
@@ -11,32 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "c_checks.h"
 #include "kazeia.h"
-
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* A call that must succeed; on failure prints the library's message and stops the test. */
-#define REQUIRE_OK(call)                                                              \
-  do {                                                                                \
-    char* req_error_ = NULL;                                                          \
-    kz_status req_status_ = (call);                                                   \
-    if (req_status_ != KZ_OK) {                                                       \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,        \
-              kz_status_name(req_status_), req_error_ ? req_error_ : "(no message)"); \
-      kz_string_free(req_error_);                                                     \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
-/* The error argument inside REQUIRE_OK: REQUIRE_OK(kz_x(a, b, ERR)). */
-#define ERR (&req_error_)
 
 /* Checks that a call fails with `status` and a message containing `needle`. */
 static void expect_error(const char* what, kz_status got, kz_status want, char* error,

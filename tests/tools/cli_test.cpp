@@ -13,41 +13,19 @@
 #include <string>
 
 #include "model/synthetic.h"
+#include "testing/cli_runner.h"
 #include "testing/reference_logits.h"
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-CliResult kazeia(const std::string& args) {
-  // One file per process: CTest runs the tests of this binary in parallel processes.
-  const std::string err_path =
-      ::testing::TempDir() + "/kazeia_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(KAZEIA_BINARY) + " " + args + " 2>" + err_path;
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
-}
+using kz::testing::CliResult;
+using kz::testing::expect_error;
+using kz::testing::kazeia;
 
 std::string temp_file(const std::string& name, const std::string& content) {
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
-}
-
-void expect_error(const CliResult& r, const std::string& what) {
-  EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find(what), std::string::npos) << "stderr: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line: " << r.err;
 }
 
 const std::string kTiny = kz::testing::model_path("qwen3-tiny-q8_0");

@@ -13,36 +13,18 @@
 #include <string>
 
 #include "gguf/gguf.h"
+#include "testing/cli_runner.h"
 #include "testing/reference_logits.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
+using kz::testing::CliResult;
+using kz::testing::expect_error;
 
 CliResult kazeia(const std::string& args) {
-  const std::string err_path =
-      ::testing::TempDir() + "/kazeia_quantize_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(KAZEIA_BINARY) + " quantize " + args + " 2>" + err_path;
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
-}
-
-void expect_error(const CliResult& r, const std::string& what) {
-  EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find(what), std::string::npos) << "stderr: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line: " << r.err;
+  return kz::testing::kazeia("quantize " + args);
 }
 
 std::string temp_path(const std::string& name) {
