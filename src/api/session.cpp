@@ -81,11 +81,8 @@ std::vector<int32_t> SessionImpl::propose(const SpeculativeParams& spec, int32_t
   switch (spec.source) {
     case DraftSource::None:
       return {};
-    case DraftSource::Ngram: {
-      std::vector<int32_t> history = seq_.tokens();
-      history.push_back(next);
-      return ngram_draft(history, room);
-    }
+    case DraftSource::Ngram:
+      return ngram_draft(seq_.tokens(), next, room);
     case DraftSource::Mtp:
       return mtp_->draft(devices_.backend(), scratch_, next, room);
     case DraftSource::Replay: {

@@ -40,14 +40,14 @@ std::vector<int32_t> MtpDrafter::draft(Backend& backend, Scratch& scratch, int32
   const int64_t start = state_.n_past;
   k = int(std::min<int64_t>(k, state_.n_ctx - start));
   std::vector<int32_t> drafts;
-  std::vector<float> h = last_hidden_;
+  step_hidden_ = last_hidden_;  // buffers kept between steps: a draft step allocates nothing
   int32_t token = next;
   for (int j = 0; j < k; ++j) {
-    model_.mtp_eval(backend, state_, scratch, std::span(&token, 1), h, false, logits_,
+    model_.mtp_eval(backend, state_, scratch, std::span(&token, 1), step_hidden_, false, logits_,
                     &own_hidden_);
     token = int32_t(std::max_element(logits_.begin(), logits_.end()) - logits_.begin());
     drafts.push_back(token);
-    h = own_hidden_;
+    std::swap(step_hidden_, own_hidden_);
   }
   // The draft rows carry the MTP's own hidden states: observe() rewrites them with the trunk's.
   state_.n_past = start;

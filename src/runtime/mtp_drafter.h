@@ -37,7 +37,7 @@ class MtpDrafter {
   int64_t n_embd_;
   SequenceState state_;
   std::vector<float> last_hidden_;  // the trunk's at position n_past - 1; zeros if unknown
-  std::vector<float> logits_, rows_, own_hidden_;
+  std::vector<float> logits_, rows_, own_hidden_, step_hidden_;
 };
 
 }  // namespace kz

@@ -32,16 +32,20 @@ void check_max_draft(int max_draft, std::string_view what) {
     fail(what, ": drafted tokens per step must be 1..", kMaxDraft, ", got ", max_draft);
 }
 
-std::vector<int32_t> ngram_draft(std::span<const int32_t> history, int max_tokens) {
-  const int64_t len = int64_t(history.size());
+std::vector<int32_t> ngram_draft(std::span<const int32_t> history, int32_t next, int max_tokens) {
+  const int64_t len = int64_t(history.size()) + 1;
+  auto at = [&](int64_t i) { return i < len - 1 ? history[i] : next; };
   for (int n = kNgramMax; n >= kNgramMin; --n) {
     if (len <= n) continue;
-    const auto tail = history.subspan(len - n);
     // The most recent earlier occurrence: its continuation is the likeliest to repeat.
     for (int64_t start = len - n - 1; start >= 0; --start) {
-      if (!std::equal(tail.begin(), tail.end(), history.begin() + start)) continue;
-      const int64_t from = start + n, count = std::min<int64_t>(max_tokens, len - from);
-      return {history.begin() + from, history.begin() + from + count};
+      int matched = 0;
+      while (matched < n && at(start + matched) == at(len - n + matched)) ++matched;
+      if (matched < n) continue;
+      std::vector<int32_t> drafts;
+      for (int64_t i = start + n; i < len && int64_t(drafts.size()) < max_tokens; ++i)
+        drafts.push_back(at(i));
+      return drafts;
     }
   }
   return {};

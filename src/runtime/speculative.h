@@ -34,9 +34,10 @@ std::string_view draft_source_name(DraftSource source);
 // Throws naming `what` unless 1 <= max_draft <= kMaxDraft.
 void check_max_draft(int max_draft, std::string_view what);
 
-// Prompt lookup: the (up to max_tokens) tokens that followed the most recent earlier occurrence
-// of the history's last kNgramMax tokens, else of its last kNgramMin; none if neither occurs.
-std::vector<int32_t> ngram_draft(std::span<const int32_t> history, int max_tokens);
+// Prompt lookup over `history` followed by `next` (passed apart, so a decode step copies nothing):
+// the (up to max_tokens) tokens that followed the most recent earlier occurrence of its last
+// kNgramMax tokens, else of its last kNgramMin; none if neither occurs.
+std::vector<int32_t> ngram_draft(std::span<const int32_t> history, int32_t next, int max_tokens);
 constexpr int kNgramMax = 3, kNgramMin = 2;
 
 // What verify_drafts() decided: the drafts accepted, in order, then the model's own next token.

@@ -11,21 +11,28 @@
 namespace kz {
 namespace {
 
+// The whole sequence as history + next, as the decode loop passes it.
+std::vector<int32_t> draft(std::vector<int32_t> tokens, int max_tokens) {
+  if (tokens.empty()) return {};
+  const int32_t next = tokens.back();
+  tokens.pop_back();
+  return ngram_draft(tokens, next, max_tokens);
+}
+
 TEST(NgramDraft, ContinuesTheMostRecentEarlierOccurrence) {
   const std::vector<int32_t> h{1, 2, 3, 9, 8, 1, 2, 3, 7, 6, 5, 1, 2, 3};
-  EXPECT_EQ(ngram_draft(h, 4), (std::vector<int32_t>{7, 6, 5, 1}));
-  EXPECT_EQ(ngram_draft(h, 1), (std::vector<int32_t>{7}));
+  EXPECT_EQ(draft(h, 4), (std::vector<int32_t>{7, 6, 5, 1}));
+  EXPECT_EQ(draft(h, 1), (std::vector<int32_t>{7}));
   // The continuation stops at the end of the history.
   const std::vector<int32_t> short_tail{4, 5, 6, 4, 5, 6};
-  EXPECT_EQ(ngram_draft(short_tail, 8), (std::vector<int32_t>{4, 5, 6}));
+  EXPECT_EQ(draft(short_tail, 8), (std::vector<int32_t>{4, 5, 6}));
 }
 
 TEST(NgramDraft, FallsBackToShorterNgramsThenNothing) {
-  EXPECT_EQ(ngram_draft(std::vector<int32_t>{5, 6, 7, 0, 6, 7}, 3),
-            (std::vector<int32_t>{0, 6, 7}));
-  EXPECT_TRUE(ngram_draft(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, 3).empty());
-  EXPECT_TRUE(ngram_draft(std::vector<int32_t>{7, 7}, 3).empty());
-  EXPECT_TRUE(ngram_draft(std::vector<int32_t>{}, 3).empty());
+  EXPECT_EQ(draft(std::vector<int32_t>{5, 6, 7, 0, 6, 7}, 3), (std::vector<int32_t>{0, 6, 7}));
+  EXPECT_TRUE(draft(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, 3).empty());
+  EXPECT_TRUE(draft(std::vector<int32_t>{7, 7}, 3).empty());
+  EXPECT_TRUE(draft(std::vector<int32_t>{}, 3).empty());
 }
 
 TEST(SpeculativeParams, BadValuesNameTheArgument) {
