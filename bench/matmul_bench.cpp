@@ -36,7 +36,7 @@ void BM_Matmul(benchmark::State& st) {
 void shapes_with(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> packs) {
   for (int64_t level : {0, 1})
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 3584}, {2048, 6144}})
-      for (int64_t n_tok : {1, 64, 256})
+      for (int64_t n_tok : {1, 5, 64, 256})
         for (int64_t threads : {1, 2})
           for (int64_t pack : packs) {
             if (level == 0 && (n_tok > 1 || threads > 1 || pack)) continue;  // scalar: decode

@@ -29,9 +29,9 @@ struct SyntheticConfig {
   std::string name;                 // general.name
 };
 
-// Real shapes ("qwen3-0.6b", "qwen3-4b", "qwen35-0.8b", "qwen35-4b", all with the 151,936-token
-// Qwen3 vocabulary) and small test shapes ("qwen3-tiny", "qwen35-tiny"). Throws kz::Error listing
-// the valid names if `name` is unknown.
+// Real shapes ("qwen3-0.6b", "qwen3-4b" with Qwen3's 151,936-token vocabulary, "qwen35-0.8b",
+// "qwen35-4b" with Qwen3.5's 248,320) and small test shapes ("qwen3-tiny", "qwen35-tiny"). Throws
+// kz::Error listing the valid names if `name` is unknown.
 SyntheticConfig synthetic_preset(std::string_view name);
 std::vector<std::string> synthetic_preset_names();
 

@@ -269,8 +269,9 @@ TEST(Synthetic, RealPresetSizes) {
   EXPECT_EQ(s4.recurrent_bytes, 24u * (3 * 8192 + 32 * 128 * 128) * 4);
   EXPECT_NEAR(double(s4.recurrent_bytes) / (1 << 20), 50.25, 0.01);
   EXPECT_EQ(s4.kv_bytes_per_token, 32u * 1024);
-  // 3.96B: the text model with the 151,936-token vocabulary (the real one has 248,320).
-  EXPECT_NEAR(double(s4.n_params) / 1e9, 3.96, 0.01);
+  // 4.21B: 3.96B with Qwen3's 151,936-token vocabulary, plus (248,320 - 151,936) x 2560 tied
+  // embedding weights for Qwen3.5's.
+  EXPECT_NEAR(double(s4.n_params) / 1e9, 3.96 + 96384 * 2560e-9, 0.01);
 
   const SyntheticSizes s08 = synthetic_sizes(synthetic_preset("qwen35-0.8b"));
   EXPECT_EQ(s08.n_recurrent_layers, 18);

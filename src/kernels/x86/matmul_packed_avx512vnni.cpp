@@ -19,9 +19,9 @@ struct Vpdpbusd {
     return _mm256_dpbusd_epi32(acc, u, s);
   }
 };
-using TilesQ4_0 = Tiles<Q4_0Weights<SumsDpbusd<Vpdpbusd>>>;
-using TilesQ8_0u = Tiles<Q8_0UnsignedWeights<SumsDpbusd<Vpdpbusd>>>;
-using TilesQ4K = Q4KTiles<SumsDpbusd<Vpdpbusd>>;
+using TilesQ4_0 = Tiles<Q4_0Weights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
+using TilesQ8_0u = Tiles<Q8_0UnsignedWeights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
+using TilesQ4K = Q4KTiles<SumsDpbusd<Vpdpbusd>, kTokensAvx512>;
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // What the packed matrix-product kernels (packed_q8_0_blocks.h, packed_q4_k_blocks.h)
 // share: groups of 8 interleaved rows, and gemv / gemm (PackedMatmul's signatures) driving a
 // kernel's tile over them. A kernel K supplies K::Packed (one block of a group: the 8 rows'
-// kBlock elements), K::kBlock and
+// kBlock elements), K::kBlock, K::kTokens (the widest tile) and
 //   template <int NT> static void tile(const Packed* w, const uint8_t* act,
 //                                      uint64_t act_row_bytes, int64_t nb, float* y,
 //                                      int64_t y_stride);
@@ -19,8 +19,11 @@ namespace kz::x86::packed {
 namespace {  // per file: see simd_avx2.h
 
 constexpr int kRows = 8;
-// Tokens per tile: with more, the accumulators of the int8 tiles spill to the stack.
-constexpr int kTokens = 4;
+// Widest tiles (tokens): with more, the accumulators of the int8 tiles spill to the stack; AVX-512
+// has twice AVX2's 16 vector registers, so a verification batch of up to 8 drafts (speculative
+// decoding) unpacks each weight block once.
+constexpr int kTokensAvx2 = 4;
+constexpr int kTokensAvx512 = 8;
 
 // 4 activation bytes in every 32-bit lane: one maddubs operand for the 8 rows' 4 bytes each.
 inline __m256i broadcast_4_bytes(const void* p) {
@@ -42,7 +45,7 @@ void gemv(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
                         n / K::kBlock, y + r, 0);
 }
 
-// The last n_tok % kTokens tokens as one tile.
+// The last n_tok % K::kTokens tokens as one tile.
 template <class K, int NT>
 void tail_tile(const typename K::Packed* w, const uint8_t* a, uint64_t act_row_bytes, int64_t nb,
                int64_t left, float* y, int64_t y_stride) {
@@ -52,7 +55,7 @@ void tail_tile(const typename K::Packed* w, const uint8_t* a, uint64_t act_row_b
   }
 }
 
-// Each group of rows sees every token, kTokens at a time, while its weights are in cache.
+// Each group of rows sees every token, K::kTokens at a time, while its weights are in cache.
 template <class K>
 void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
           uint64_t act_row_bytes, int64_t n_tok, int64_t n, float* y, int64_t y_stride) {
@@ -61,11 +64,11 @@ void gemm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,
   for (int64_t r = 0; r < n_rows; r += kRows) {
     const auto* wr = group<K>(w, row_bytes, r);
     int64_t t = 0;
-    for (; t + kTokens <= n_tok; t += kTokens)
-      K::template tile<kTokens>(wr, a + t * act_row_bytes, act_row_bytes, nb, y + t * y_stride + r,
-                                y_stride);
-    tail_tile<K, kTokens - 1>(wr, a + t * act_row_bytes, act_row_bytes, nb, n_tok - t,
-                              y + t * y_stride + r, y_stride);
+    for (; t + K::kTokens <= n_tok; t += K::kTokens)
+      K::template tile<K::kTokens>(wr, a + t * act_row_bytes, act_row_bytes, nb,
+                                   y + t * y_stride + r, y_stride);
+    tail_tile<K, K::kTokens - 1>(wr, a + t * act_row_bytes, act_row_bytes, nb, n_tok - t,
+                                 y + t * y_stride + r, y_stride);
   }
 }
 

@@ -61,11 +61,12 @@ inline Scales unpack_scales(const PackedQ4K& w) {
           {_mm256_and_si256(u1, six), high(_mm256_srli_epi32(u2, 4), u1)}};
 }
 
-// One group of 8 rows x NT tokens (packed_driver.h).
-template <class S>
+// One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
+template <class S, int kMaxTokens = kTokensAvx2>
 struct Q4KTiles {
   using Packed = PackedQ4K;
   static constexpr int64_t kBlock = kQK_K;
+  static constexpr int kTokens = kMaxTokens;
   // Adds to isum[t] lane r the scaled sums sc_s * sumi_s of row r over chunk j's two sub-blocks
   // (2j: low nibbles, 2j + 1: high nibbles) with token t.
   template <int NT>
@@ -96,7 +97,7 @@ struct Q4KTiles {
     __m256 acc[NT];
     for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
-      if constexpr (NT == 1) prefetch_weights_ahead(w + b, sizeof(Packed));
+      prefetch_weights_ahead(w + b, sizeof(Packed));  // a small batch's one pass streams them too
       const PackedQ4K& wb = w[b];
       const ActBlockK* a[NT];
       for (int t = 0; t < NT; ++t)

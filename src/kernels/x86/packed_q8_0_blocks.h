@@ -125,18 +125,19 @@ struct Q8_0UnsignedWeights : Q8_0UnsignedLayout {
   }
 };
 
-// One group of 8 rows x NT tokens (packed_driver.h).
-template <class W>
+// One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
+template <class W, int kMaxTokens = kTokensAvx2>
 struct Tiles {
   using Packed = typename W::Packed;
   static constexpr int64_t kBlock = kQK;
+  static constexpr int kTokens = kMaxTokens;
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
     __m256 acc[NT];
     for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
-      if constexpr (NT == 1) prefetch_weights_ahead(w + b, sizeof(Packed));
+      prefetch_weights_ahead(w + b, sizeof(Packed));  // a small batch's one pass streams them too
       const ActBlock* a[NT];
       for (int t = 0; t < NT; ++t)
         a[t] = reinterpret_cast<const ActBlock*>(act + t * act_row_bytes) + b;

@@ -9,7 +9,8 @@
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K with
-//                  vpdpbusd (matmul_packed_avx512vnni.cpp); the same bits as __avx2
+//                  vpdpbusd (matmul_packed_avx512vnni.cpp), in tiles of 8 tokens (AVX2's: 4);
+//                  the same bits as __avx2
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
