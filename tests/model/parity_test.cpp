@@ -16,6 +16,11 @@
 //   <= 0.04 and max <= 0.3 nats (~3-4x the measurement, room for a different f32 summation
 //   order in the kernels; a layout bug moves log-probs by whole nats), and the mean
 //   log-probability within 0.5% of PyTorch's.
+//
+// tests/data/kjv_parity_mtp.json does the same for the file's multi-token-prediction (MTP)
+// layer (tools/train/make_parity_data.py --mtp): the layer over the held-out ids, each row fed
+// the trunk's hidden state of the previous position as the engine computes it, then draft
+// steps fed the layer's own hidden state. The same bounds, for the same reasons.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,16 +44,46 @@ struct ParityData {
   std::vector<double> logprobs;
 };
 
-ParityData load_parity() {
-  const std::string path = std::string(KAZEIA_SOURCE_DIR) + "/tests/data/kjv_parity.json";
+nlohmann::json load_json(const std::string& name) {
+  const std::string path = std::string(KAZEIA_SOURCE_DIR) + "/tests/data/" + name;
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
-  const nlohmann::json j = nlohmann::json::parse(in);
+  return nlohmann::json::parse(in);
+}
+
+ParityData load_parity() {
+  const nlohmann::json j = load_json("kjv_parity.json");
   ParityData d;
   d.model = std::string(KAZEIA_SOURCE_DIR) + "/" + j.at("model").get<std::string>();
   d.ids = j.at("ids").get<std::vector<int32_t>>();
   d.logprobs = j.at("logprobs").get<std::vector<double>>();
   return d;
+}
+
+// The MTP layer's data: the prefill rows' log-probabilities, then those of the draft steps.
+struct MtpParityData {
+  ParityData prefill;
+  std::vector<int32_t> draft_ids;
+  std::vector<double> draft_logprobs;
+};
+
+MtpParityData load_mtp_parity() {
+  const nlohmann::json j = load_json("kjv_parity_mtp.json");
+  MtpParityData d;
+  d.prefill.model = std::string(KAZEIA_SOURCE_DIR) + "/" + j.at("model").get<std::string>();
+  d.prefill.ids = j.at("ids").get<std::vector<int32_t>>();
+  d.prefill.logprobs = j.at("logprobs").get<std::vector<double>>();
+  d.draft_ids = j.at("draft_ids").get<std::vector<int32_t>>();
+  d.draft_logprobs = j.at("draft_logprobs").get<std::vector<double>>();
+  return d;
+}
+
+double log_softmax_at(const float* row, int64_t n_vocab, int32_t id) {
+  double mx = row[0];
+  for (int64_t v = 1; v < n_vocab; ++v) mx = std::max(mx, double(row[v]));
+  double sum = 0;
+  for (int64_t v = 0; v < n_vocab; ++v) sum += std::exp(double(row[v]) - mx);
+  return double(row[id]) - mx - std::log(sum);
 }
 
 // Engine log-probabilities of ids[t+1] after ids[0..t], the whole text as one prefill.
@@ -62,14 +97,46 @@ std::vector<double> engine_logprobs(const ParityData& d, const std::string& back
   model->eval(*backend, state, scratch, d.ids, true, logits);
   const int64_t V = model->info().n_vocab;
   std::vector<double> lp;
-  for (size_t t = 0; t + 1 < d.ids.size(); ++t) {
-    const float* row = logits.data() + t * V;
-    double mx = row[0];
-    for (int64_t v = 1; v < V; ++v) mx = std::max(mx, double(row[v]));
-    double sum = 0;
-    for (int64_t v = 0; v < V; ++v) sum += std::exp(double(row[v]) - mx);
-    lp.push_back(double(row[d.ids[t + 1]]) - mx - std::log(sum));
+  for (size_t t = 0; t + 1 < d.ids.size(); ++t)
+    lp.push_back(log_softmax_at(logits.data() + t * V, V, d.ids[t + 1]));
+  return lp;
+}
+
+// The MTP layer's log-probabilities as the engine drafts: the trunk's hidden states from one
+// prefill, the layer over the same ids (row i paired with the state of i-1, zeros at 0), then
+// one draft step per token, each paired with the previous step's own hidden state. Returns the
+// prefill rows' values followed by the draft steps'.
+std::vector<double> engine_mtp_logprobs(const MtpParityData& d, const std::string& backend_name,
+                                        DType cache_type) {
+  const std::vector<int32_t>& ids = d.prefill.ids;
+  const int64_t N = int64_t(ids.size()), n_ctx = N + int64_t(d.draft_ids.size());
+  auto model = Model::load(d.prefill.model);
+  EXPECT_TRUE(model->has_mtp());
+  const int64_t V = model->info().n_vocab, E = model->info().n_embd;
+  auto backend = make_backend(backend_name, 2);
+  Scratch scratch;
+  std::vector<float> logits, hidden;
+  SequenceState trunk = model->new_state(n_ctx, cache_type, cache_type);
+  model->eval(*backend, trunk, scratch, ids, false, logits, &hidden);
+  std::vector<float> paired(N * E, 0.0f);
+  std::copy(hidden.begin(), hidden.end() - E, paired.begin() + E);
+  SequenceState mtp = model->new_mtp_state(n_ctx, cache_type, cache_type);
+  model->mtp_eval(*backend, mtp, scratch, ids, paired, true, logits);
+  std::vector<double> lp;
+  for (int64_t i = 0; i + 1 < N; ++i)
+    lp.push_back(log_softmax_at(logits.data() + i * V, V, ids[i + 1]));
+  std::vector<float> h(hidden.end() - E, hidden.end()), own;
+  for (size_t j = 0; j + 1 < d.draft_ids.size(); ++j) {
+    model->mtp_eval(*backend, mtp, scratch, std::span(&d.draft_ids[j], 1), h, false, logits, &own);
+    lp.push_back(log_softmax_at(logits.data(), V, d.draft_ids[j + 1]));
+    h = own;
   }
+  return lp;
+}
+
+std::vector<double> mtp_reference(const MtpParityData& d) {
+  std::vector<double> lp = d.prefill.logprobs;
+  lp.insert(lp.end(), d.draft_logprobs.begin(), d.draft_logprobs.end());
   return lp;
 }
 
@@ -113,6 +180,38 @@ TEST(PyTorchParity, RefBackendMatchesWithinFloatRounding) {
 TEST(PyTorchParity, CpuBackendMatchesWithinActivationRounding) {
   const ParityData d = load_parity();
   const Stats s = compare(engine_logprobs(d, "cpu", DType::F16), d.logprobs);
+  RecordProperty("max_abs_diff", std::to_string(s.max_abs));
+  RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
+  RecordProperty("mean_logprob_diff", std::to_string(s.mean_ours - s.mean_ref));
+  EXPECT_LE(s.mean_abs, 0.04);
+  EXPECT_LE(s.max_abs, 0.3);
+  EXPECT_LE(std::abs(s.mean_ours - s.mean_ref), 0.005 * std::abs(s.mean_ref))
+      << "mean log-prob " << s.mean_ours << " vs PyTorch " << s.mean_ref;
+}
+
+TEST(PyTorchParity, MtpDataIsConsistent) {
+  const MtpParityData d = load_mtp_parity();
+  ASSERT_GE(d.prefill.ids.size(), 64u);
+  ASSERT_EQ(d.prefill.logprobs.size() + 1, d.prefill.ids.size());
+  ASSERT_GE(d.draft_ids.size(), 2u);
+  ASSERT_EQ(d.draft_logprobs.size() + 1, d.draft_ids.size());
+  // A trained layer: it predicts the token after next far better than uniform (log 2048 = 7.6).
+  double mean = 0;
+  for (double v : d.prefill.logprobs) mean += v;
+  EXPECT_GT(mean / double(d.prefill.logprobs.size()), -5.0);
+}
+
+TEST(PyTorchParity, MtpRefBackendMatchesWithinFloatRounding) {
+  const MtpParityData d = load_mtp_parity();
+  const Stats s = compare(engine_mtp_logprobs(d, "ref", DType::F32), mtp_reference(d));
+  RecordProperty("max_abs_diff", std::to_string(s.max_abs));
+  RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
+  EXPECT_LE(s.max_abs, kRefTolerance) << "mean |diff| " << s.mean_abs;
+}
+
+TEST(PyTorchParity, MtpCpuBackendMatchesWithinActivationRounding) {
+  const MtpParityData d = load_mtp_parity();
+  const Stats s = compare(engine_mtp_logprobs(d, "cpu", DType::F16), mtp_reference(d));
   RecordProperty("max_abs_diff", std::to_string(s.max_abs));
   RecordProperty("mean_abs_diff", std::to_string(s.mean_abs));
   RecordProperty("mean_logprob_diff", std::to_string(s.mean_ours - s.mean_ref));

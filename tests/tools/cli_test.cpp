@@ -193,16 +193,19 @@ TEST(Cli, SpeculativeDecodingKeepsTheOutput) {
   const std::string cmd = "run -m " + model + " -p \"And it came to pass\" -n 40 --temp 0";
   const CliResult plain = kazeia(cmd);
   ASSERT_EQ(plain.code, 0) << plain.err;
-  for (const char* k : {"1", "4", "8"}) {
-    const CliResult spec = kazeia(cmd + " --spec ngram --draft " + k);
-    EXPECT_EQ(spec.code, 0) << spec.err;
-    EXPECT_EQ(spec.out, plain.out) << "--draft " << k;
-    EXPECT_NE(spec.err.find("speculative: ngram,"), std::string::npos) << spec.err;
+  for (const std::string source : {"ngram", "mtp"}) {  // the bundled model has an MTP layer
+    for (const char* k : {"1", "4", "8"}) {
+      const CliResult spec = kazeia(cmd + " --spec " + source + " --draft " + k);
+      EXPECT_EQ(spec.code, 0) << spec.err;
+      EXPECT_EQ(spec.out, plain.out) << "--spec " << source << " --draft " << k;
+      EXPECT_NE(spec.err.find("speculative: " + source + ","), std::string::npos) << spec.err;
+    }
   }
   expect_error(kazeia(cmd + " --spec eagle"), "--spec: unknown draft source 'eagle'");
   expect_error(kazeia(cmd + " --spec ngram --draft 0"), "--draft: drafted tokens per step");
   expect_error(kazeia(cmd + " --spec replay"), "'replay' is for kazeia bench only");
-  expect_error(kazeia(cmd + " --spec mtp"), "has no multi-token-prediction (MTP) layer");
+  expect_error(kazeia("run -m " + kTiny35 + " -p x -n 4 --spec mtp"),
+               "has no multi-token-prediction (MTP) layer");
   const CliResult bench = kazeia("bench -m " + model + " -p 0 -n 16 -r 1 --spec replay -t 1");
   EXPECT_EQ(bench.code, 0) << bench.err;
   EXPECT_NE(bench.out.find("| 100.0% |"), std::string::npos) << bench.out;

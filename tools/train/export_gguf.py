@@ -16,6 +16,12 @@ The chat model (kazeia-chat) takes its chat template from a file:
         --name kazeia-chat --template ../shared/fixtures/templates/qwen3.jinja \
         --license "generated dialogues (tools/train/chat_data.py)" \
         --out models/kazeia-chat-q8_0.gguf
+
+With --mtp (train_mtp.py's mtp.pt) the multi-token-prediction layer is added to an existing file
+(--base), whose keys and trunk tensors are copied byte for byte:
+
+    /usr/bin/python3 tools/train/export_gguf.py --base RUN/kazeia-kjv-q8_0.gguf \
+        --mtp MTP_RUN/mtp.pt --out models/kazeia-kjv-q8_0.gguf
 """
 from __future__ import annotations
 
@@ -27,9 +33,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gguf_writer import (BOOL, F32V, GGML_F32, GGML_Q4_0, GGML_Q8_0, I32, STR, U32,  # noqa: E402
-                         GGUFWriter, dequantize)
-from model import Config, Qwen35  # noqa: E402
+import gguf_reader  # noqa: E402
+from gguf_writer import (ARR, BOOL, F32V, GGML_F32, GGML_Q4_0, GGML_Q8_0, I32,  # noqa: E402
+                         STR, U32, GGUFWriter, dequantize)
+from model import Block, Config, NextN, Qwen35  # noqa: E402
 from tokenizer import SPECIAL_TOKENS, Tokenizer  # noqa: E402
 
 CHAT_TEMPLATE = (
@@ -61,39 +68,57 @@ def load_run(run: str, random_seed: int | None = None) -> tuple[Qwen35, Tokenize
     return model, tok
 
 
-def gguf_tensors(model: Qwen35) -> list[tuple[str, np.ndarray, str]]:
-    """(name, array, kind); kind: 'matrix' (quantizable), 'embd', 'f32' (vectors, conv)."""
-    def a(t):
-        return t.detach().to(torch.float32).numpy()
+def block_params(p: str, b: Block) -> list[tuple[str, torch.Tensor]]:
+    """(GGUF name, parameter) of one block, in the file's order (ssm_a holds A_log)."""
+    out = [(p + "attn_norm.weight", b.attn_norm.weight),
+           (p + "post_attention_norm.weight", b.post_norm.weight)]
+    m = b.mixer
+    if b.is_attn:
+        out += [(p + "attn_q.weight", m.wq.weight), (p + "attn_k.weight", m.wk.weight),
+                (p + "attn_v.weight", m.wv.weight), (p + "attn_output.weight", m.wo.weight),
+                (p + "attn_q_norm.weight", m.q_norm), (p + "attn_k_norm.weight", m.k_norm)]
+    else:
+        out += [(p + "attn_qkv.weight", m.in_qkv.weight), (p + "attn_gate.weight", m.in_z.weight),
+                (p + "ssm_conv1d.weight", m.conv), (p + "ssm_dt.bias", m.dt_bias),
+                (p + "ssm_a", m.A_log), (p + "ssm_beta.weight", m.in_b.weight),
+                (p + "ssm_alpha.weight", m.in_a.weight), (p + "ssm_norm.weight", m.norm),
+                (p + "ssm_out.weight", m.out.weight)]
+    return out + [(p + "ffn_gate.weight", b.ffn_gate.weight),
+                  (p + "ffn_up.weight", b.ffn_up.weight),
+                  (p + "ffn_down.weight", b.ffn_down.weight)]
 
-    out = [("token_embd.weight", a(model.embed.weight), "embd"),
-           ("output_norm.weight", a(model.out_norm.weight), "f32")]
+
+def trunk_params(model: Qwen35) -> list[tuple[str, torch.Tensor]]:
+    out = [("token_embd.weight", model.embed.weight), ("output_norm.weight", model.out_norm.weight)]
     for il, b in enumerate(model.blocks):
-        p = f"blk.{il}."
-        out += [(p + "attn_norm.weight", a(b.attn_norm.weight), "f32"),
-                (p + "post_attention_norm.weight", a(b.post_norm.weight), "f32")]
-        m = b.mixer
-        if b.is_attn:
-            out += [(p + "attn_q.weight", a(m.wq.weight), "matrix"),
-                    (p + "attn_k.weight", a(m.wk.weight), "matrix"),
-                    (p + "attn_v.weight", a(m.wv.weight), "matrix"),
-                    (p + "attn_output.weight", a(m.wo.weight), "matrix"),
-                    (p + "attn_q_norm.weight", a(m.q_norm), "f32"),
-                    (p + "attn_k_norm.weight", a(m.k_norm), "f32")]
-        else:
-            out += [(p + "attn_qkv.weight", a(m.in_qkv.weight), "matrix"),
-                    (p + "attn_gate.weight", a(m.in_z.weight), "matrix"),
-                    (p + "ssm_conv1d.weight", a(m.conv), "f32"),
-                    (p + "ssm_dt.bias", a(m.dt_bias), "f32"),
-                    (p + "ssm_a", -np.exp(a(m.A_log)), "f32"),
-                    (p + "ssm_beta.weight", a(m.in_b.weight), "matrix"),
-                    (p + "ssm_alpha.weight", a(m.in_a.weight), "matrix"),
-                    (p + "ssm_norm.weight", a(m.norm), "f32"),
-                    (p + "ssm_out.weight", a(m.out.weight), "matrix")]
-        out += [(p + "ffn_gate.weight", a(b.ffn_gate.weight), "matrix"),
-                (p + "ffn_up.weight", a(b.ffn_up.weight), "matrix"),
-                (p + "ffn_down.weight", a(b.ffn_down.weight), "matrix")]
+        out += block_params(f"blk.{il}.", b)
     return out
+
+
+def nextn_params(il: int, n: NextN) -> list[tuple[str, torch.Tensor]]:
+    """The MTP layer as block il, named like the reference's converter (spec/qwen35.md §4.5)."""
+    p = f"blk.{il}."
+    return block_params(p, n.block) + [(p + "nextn.eh_proj.weight", n.eh_proj.weight),
+                                       (p + "nextn.enorm.weight", n.enorm.weight),
+                                       (p + "nextn.hnorm.weight", n.hnorm.weight),
+                                       (p + "nextn.shared_head_norm.weight", n.head_norm.weight)]
+
+
+def kind_of(name: str, param: torch.Tensor) -> str:
+    """'matrix' (quantizable), 'embd' (also the tied output head), 'f32' (vectors, conv)."""
+    if name == "token_embd.weight":
+        return "embd"
+    return "f32" if param.dim() == 1 or name.endswith("ssm_conv1d.weight") else "matrix"
+
+
+def file_values(name: str, param: torch.Tensor) -> np.ndarray:
+    a = param.detach().to(torch.float32).numpy()
+    return -np.exp(a) if name.endswith(".ssm_a") else a  # ssm_a = -exp(A_log)
+
+
+def gguf_tensors(model: Qwen35) -> list[tuple[str, np.ndarray, str]]:
+    """(name, array, kind) for every trunk tensor, in the file's order."""
+    return [(n, file_values(n, p), kind_of(n, p)) for n, p in trunk_params(model)]
 
 
 def tensor_type(kind: str, qtype: str) -> int:
@@ -164,34 +189,96 @@ def engine_view(model: Qwen35, qtype: str) -> Qwen35:
     """A copy of `model` whose weights are what the engine reads from the `qtype` file."""
     import copy
     m = copy.deepcopy(model)
-    src = {n: (arr, kind) for n, arr, kind in gguf_tensors(model)}
     with torch.no_grad():
-        def put(param, name):
-            arr, kind = src[name]
-            param.copy_(torch.from_numpy(dequantize(arr, tensor_type(kind, qtype))))
-        put(m.embed.weight, "token_embd.weight")
-        for il, b in enumerate(m.blocks):
-            p = f"blk.{il}."
-            mx = b.mixer
-            for mod, n in ([(mx.wq, "attn_q"), (mx.wk, "attn_k"), (mx.wv, "attn_v"),
-                            (mx.wo, "attn_output")] if b.is_attn else
-                           [(mx.in_qkv, "attn_qkv"), (mx.in_z, "attn_gate"), (mx.in_b, "ssm_beta"),
-                            (mx.in_a, "ssm_alpha"), (mx.out, "ssm_out")]) + \
-                    [(b.ffn_gate, "ffn_gate"), (b.ffn_up, "ffn_up"), (b.ffn_down, "ffn_down")]:
-                put(mod.weight, p + n + ".weight")
+        for n, p in trunk_params(m):
+            kind = kind_of(n, p)
+            if kind != "f32":
+                p.copy_(torch.from_numpy(dequantize(file_values(n, p), tensor_type(kind, qtype))))
     return m
+
+
+def load_gguf(path: str, dtype=torch.float32) -> tuple[Qwen35, NextN | None, Tokenizer]:
+    """The trunk, the MTP layer (None without one) and the tokenizer of a qwen35 file written
+    by this exporter, with the weights the engine reads (quantized matrices dequantized)."""
+    g = gguf_reader.read(path)
+    k = "qwen35."
+    n_mtp = g.kv.get(k + "nextn_predict_layers", (U32, 0, None))[1]
+    tok = Tokenizer(g.value("tokenizer.ggml.tokens"), g.value("tokenizer.ggml.merges"))
+    cfg = Config(n_vocab=len(tok.tokens), n_embd=g.value(k + "embedding_length"),
+                 n_layer=g.value(k + "block_count") - n_mtp,
+                 n_ff=g.value(k + "feed_forward_length"),
+                 full_attention_interval=g.value(k + "full_attention_interval"),
+                 n_head=g.value(k + "attention.head_count"),
+                 n_head_kv=g.value(k + "attention.head_count_kv"),
+                 head_dim=g.value(k + "attention.key_length"),
+                 n_rot=g.value(k + "rope.dimension_count"),
+                 rope_base=g.value(k + "rope.freq_base"), n_k=g.value(k + "ssm.group_count"),
+                 n_v=g.value(k + "ssm.time_step_rank"), d_k=g.value(k + "ssm.state_size"),
+                 d_conv=g.value(k + "ssm.conv_kernel"),
+                 eps=g.value(k + "attention.layer_norm_rms_epsilon"),
+                 n_ctx_train=g.value(k + "context_length"))
+    model = Qwen35(cfg).to(dtype)
+    nextn = NextN(cfg).to(dtype) if n_mtp else None
+    params = trunk_params(model) + (nextn_params(cfg.n_layer, nextn) if nextn else [])
+    with torch.no_grad():
+        for n, p in params:
+            v = g.values(n).astype(np.float64)
+            p.copy_(torch.from_numpy(np.log(-v) if n.endswith(".ssm_a") else v))
+    model.eval()
+    if nextn:
+        nextn.eval()
+    return model, nextn, tok
+
+
+def add_mtp(base: str, nextn: NextN, path: str) -> None:
+    """Writes `base` with the MTP layer appended as its last block: every key and every trunk
+    tensor byte for byte as in `base`, block_count + 1, `nextn_predict_layers` = 1, the layer's
+    matrices in the file's type (general.file_type) and its vectors in F32."""
+    g = gguf_reader.read(base)
+    k = g.value("general.architecture") + "."
+    if k + "nextn_predict_layers" in g.kv:
+        raise SystemExit(f"{base}: already has an MTP layer")
+    qtype = {v: t for t, v in FILE_TYPE.items()}[g.value("general.file_type")]
+    n_block = g.value(k + "block_count")
+    w = GGUFWriter()
+    for key, (t, v, elem) in g.kv.items():
+        if t == ARR:
+            w.add_array(key, elem, v)
+        elif key == k + "block_count":
+            w.add(key, t, n_block + 1)
+            w.add(k + "nextn_predict_layers", U32, 1)
+        else:
+            w.add(key, t, v)
+    for t in g.tensors:  # stored bytes, not requantized
+        w.tensors.append((t.name, t.ne, t.type, t.data))
+    for n, p in nextn_params(n_block, nextn):
+        w.add_tensor(n, file_values(n, p), tensor_type(kind_of(n, p), qtype))
+    w.write(path)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--run", required=True, help="train.py output folder")
+    ap.add_argument("--run", help="train.py output folder")
     ap.add_argument("--type", choices=list(TYPES), default="q8_0")
     ap.add_argument("--out", required=True)
     ap.add_argument("--random", type=int, default=None, help="export an untrained model (seed)")
     ap.add_argument("--name", default="kazeia-kjv")
     ap.add_argument("--template", default=None, help="chat template file (default: ChatML)")
     ap.add_argument("--license", default="public-domain (training text: King James Bible)")
+    ap.add_argument("--base", help="with --mtp: the GGUF file the MTP layer is added to")
+    ap.add_argument("--mtp", help="train_mtp.py's mtp.pt: write --base plus this MTP layer")
     args = ap.parse_args()
+    if args.mtp:
+        if not args.base:
+            ap.error("--mtp needs --base (the file whose trunk the layer was trained on)")
+        ck = torch.load(args.mtp, map_location="cpu")
+        nextn = NextN(Config(**ck["config"]))
+        nextn.load_state_dict(ck["nextn"])
+        add_mtp(args.base, nextn, args.out)
+        print(f"wrote {args.out} ({os.path.getsize(args.out)} bytes, {args.base} + MTP layer)")
+        return
+    if not args.run:
+        ap.error("--run is required (or --mtp with --base)")
     model, tok = load_run(args.run, args.random)
     template = CHAT_TEMPLATE
     if args.template:

@@ -9,6 +9,15 @@ compares.
 
     /usr/bin/python3 tools/train/make_parity_data.py --run RUN --type q8_0 \
         --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity.json
+
+With --mtp it writes the MTP layer's side (tests/data/kjv_parity_mtp.json), reading the weights
+from the model file itself (export_gguf.load_gguf): the layer over the held-out ids, row i fed
+ids[i] and the trunk's hidden state of i-1 (zeros at 0), log p(ids[i+1]); then --draft steps
+fed the following tokens of the text, step 0 with the trunk's last hidden state and each later
+step with the layer's own hidden state of the step before, log p(next token of the text).
+
+    /usr/bin/python3 tools/train/make_parity_data.py --mtp --heldout RUN/heldout.txt \
+        --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity_mtp.json
 """
 from __future__ import annotations
 
@@ -20,7 +29,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_gguf import engine_view, load_run  # noqa: E402
+from export_gguf import engine_view, load_gguf, load_run  # noqa: E402
+from model import previous_hidden  # noqa: E402
 
 
 def logprobs(model, ids: list[int], recurrent: bool = False) -> list[float]:
@@ -31,16 +41,73 @@ def logprobs(model, ids: list[int], recurrent: bool = False) -> list[float]:
     return [lp[t, ids[t + 1]].item() for t in range(len(ids) - 1)]
 
 
+def mtp_logprobs(trunk, nextn, ids: list[int], draft: list[int]) -> tuple[list[float], list[float]]:
+    """(prefill, draft) log-probabilities of the MTP layer, float64 (the module docstring)."""
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        h = trunk.hidden(x)
+        logits, _ = nextn(trunk.embed, x, previous_hidden(h))
+        lp = torch.log_softmax(logits[0], -1)
+        prefill = [lp[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
+        # No K/V cache here: each step reruns the layer on everything so far (causal, so the
+        # earlier rows are unchanged), its own hidden state appended to the paired states.
+        paired, steps = previous_hidden(h), []
+        last = h[:, -1:]
+        for j in range(len(draft) - 1):
+            seq = torch.tensor([ids + draft[:j + 1]])
+            paired = torch.cat([paired, last], 1)
+            logits, own = nextn(trunk.embed, seq, paired)
+            steps.append(torch.log_softmax(logits[0, -1], -1)[draft[j + 1]].item())
+            last = own[:, -1:]
+    return prefill, steps
+
+
+def write_mtp(args) -> None:
+    trunk, nextn, tok = load_gguf(args.model_file, torch.float64)
+    if nextn is None:
+        raise SystemExit(f"{args.model_file} has no MTP layer")
+    with open(args.heldout) as f:
+        text_ids = tok.encode(f.read())
+    ids, draft = text_ids[:args.n], text_ids[args.n:args.n + args.draft + 1]
+    prefill, steps = mtp_logprobs(trunk, nextn, ids, draft)
+    print(f"{len(ids)} tokens; mean MTP log-prob {sum(prefill) / len(prefill):.4f}; "
+          f"draft {[round(v, 3) for v in steps]}")
+    with open(args.out, "w") as f:
+        json.dump({"model": args.model_file,
+                   "note": "PyTorch (tools/train/model.py NextN, float64) on the weights the "
+                           "engine reads from the model file; logprobs[i] = log p(ids[i+1]) of "
+                           "the MTP row fed ids[i] and the trunk's hidden state of i-1 (zeros at "
+                           "0); "
+                           "draft_logprobs[j] = log p(draft_ids[j+1]) at draft step j, fed "
+                           "draft_ids[j] and the trunk's last hidden state (j = 0) or the MTP "
+                           "layer's own of step j-1",
+                   "ids": ids, "logprobs": [round(v, 7) for v in prefill],
+                   "draft_ids": draft, "draft_logprobs": [round(v, 7) for v in steps]}, f)
+        f.write("\n")
+    print(f"wrote {args.out}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--run", required=True)
+    ap.add_argument("--run")
     ap.add_argument("--type", default="q8_0")
     ap.add_argument("--random", type=int, default=None)
     ap.add_argument("--n", type=int, default=256)
     ap.add_argument("--model-file", default="models/kazeia-kjv-q8_0.gguf",
-                    help="path recorded in the JSON (relative to the repository root)")
+                    help="path recorded in the JSON (relative to the repository root); with "
+                         "--mtp also the weights read")
+    ap.add_argument("--mtp", action="store_true", help="the MTP layer's parity data")
+    ap.add_argument("--heldout", help="with --mtp: the held-out text (heldout.txt)")
+    ap.add_argument("--draft", type=int, default=4, help="with --mtp: draft steps")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    if args.mtp:
+        if not args.heldout:
+            ap.error("--mtp needs --heldout")
+        write_mtp(args)
+        return
+    if not args.run:
+        ap.error("--run is required (or --mtp)")
     model, tok = load_run(args.run, args.random)
     with open(os.path.join(args.run, "heldout.txt")) as f:
         text = f.read()

@@ -219,11 +219,11 @@ class GatedAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, c: Config, il: int):
+    def __init__(self, c: Config, is_attn: bool):
         super().__init__()
         self.attn_norm = RMSNorm(c.n_embd, c.eps)
         self.post_norm = RMSNorm(c.n_embd, c.eps)
-        self.is_attn = c.is_attention(il)
+        self.is_attn = is_attn
         self.mixer = GatedAttention(c) if self.is_attn else GatedDeltaNet(c)
         self.ffn_gate = nn.Linear(c.n_embd, c.n_ff, bias=False)
         self.ffn_up = nn.Linear(c.n_embd, c.n_ff, bias=False)
@@ -241,7 +241,7 @@ class Qwen35(nn.Module):
         super().__init__()
         self.c = c
         self.embed = nn.Embedding(c.n_vocab, c.n_embd)  # tied with the output head
-        self.blocks = nn.ModuleList(Block(c, il) for il in range(c.n_layer))
+        self.blocks = nn.ModuleList(Block(c, c.is_attention(il)) for il in range(c.n_layer))
         self.out_norm = RMSNorm(c.n_embd, c.eps)
         self._init()
 
@@ -254,11 +254,54 @@ class Qwen35(nn.Module):
                 if name.endswith(("ffn_down.weight", "mixer.out.weight", "mixer.wo.weight")):
                     p.data.mul_(1 / math.sqrt(2 * self.c.n_layer))
 
-    def forward(self, ids, recurrent=False):
+    def hidden(self, ids, recurrent=False):
+        """The final-normed hidden states (B, T, n_embd): what the LM head multiplies, and what
+        the MTP layer reads."""
         x = self.embed(ids)
         for b in self.blocks:
             x = b(x, recurrent)
-        return self.out_norm(x) @ self.embed.weight.t()
+        return self.out_norm(x)
+
+    def forward(self, ids, recurrent=False):
+        return self.hidden(ids, recurrent) @ self.embed.weight.t()
 
     def n_params(self):
         return sum(p.numel() for p in self.parameters())
+
+
+# --- multi-token prediction --------------------------------------------------------------------
+
+
+class NextN(nn.Module):
+    """The multi-token-prediction (MTP, "NextN") layer, spec §4.5-4.6: row i takes token x_i and
+    the hidden state paired with it (the trunk's final-normed state at i-1, or during drafting
+    the layer's own output of the previous step) and predicts x_{i+1}:
+    z = eh_proj · [RMSNorm(embed(x_i))·enorm | RMSNorm(h)·hnorm], one gated full-attention block
+    with its SwiGLU FFN, h_mtp = RMSNorm(·)·shared_head_norm, logits = h_mtp · embedᵀ. The
+    embedding and the head are the trunk's tied token_embd (no nextn.embed_tokens or
+    shared_head_head of its own, as in converted Qwen3.5 files)."""
+
+    def __init__(self, c: Config):
+        super().__init__()
+        self.enorm = RMSNorm(c.n_embd, c.eps)
+        self.hnorm = RMSNorm(c.n_embd, c.eps)
+        self.eh_proj = nn.Linear(2 * c.n_embd, c.n_embd, bias=False)
+        self.block = Block(c, is_attn=True)
+        self.head_norm = RMSNorm(c.n_embd, c.eps)  # nextn.shared_head_norm
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                nn.init.normal_(p, std=0.02)
+                if name.endswith(("ffn_down.weight", "mixer.wo.weight")):
+                    p.data.mul_(1 / math.sqrt(2))
+
+    def forward(self, embed: nn.Embedding, ids, h):
+        """ids (B, T), h (B, T, n_embd) paired row by row. Returns (logits, h_mtp)."""
+        z = self.eh_proj(torch.cat([self.enorm(embed(ids)), self.hnorm(h)], -1))
+        h_mtp = self.head_norm(self.block(z))
+        return h_mtp @ embed.weight.t(), h_mtp
+
+
+def previous_hidden(h):
+    """The trunk's hidden states shifted one position later (zeros first): row i holds the state
+    of i-1, the pairing of the MTP layer's prompt rows."""
+    return torch.cat([torch.zeros_like(h[:, :1]), h[:, :-1]], 1)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Rebuilds the bundled model from scratch: corpus -> BPE -> training -> GGUF (F32, Q8_0, Q4_0)
-# -> parity data -> perplexity table -> loss plot. See tools/train/README.md.
+# -> the MTP layer on the Q8_0 trunk -> parity data -> perplexity table -> loss plot.
+# See tools/train/README.md.
 #   tools/train/reproduce.sh [RUN_DIR] [KAZEIA_BINARY]
 set -eu
 cd "$(dirname "$0")/../.."
@@ -12,9 +13,14 @@ $PY tools/train/train.py --out "$RUN" --threads "${THREADS:-1}"
 for t in f32 q8_0 q4_0; do
   $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-kjv-$t.gguf"
 done
-cp "$RUN/kazeia-kjv-q8_0.gguf" models/kazeia-kjv-q8_0.gguf
+OPENBLAS_NUM_THREADS=1 $PY tools/train/train_mtp.py --model "$RUN/kazeia-kjv-q8_0.gguf" \
+  --out "$RUN/mtp" --threads 1
+$PY tools/train/export_gguf.py --base "$RUN/kazeia-kjv-q8_0.gguf" --mtp "$RUN/mtp/mtp.pt" \
+  --out models/kazeia-kjv-q8_0.gguf
 $PY tools/train/make_parity_data.py --run "$RUN" --type q8_0 \
   --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity.json
+$PY tools/train/make_parity_data.py --mtp --heldout "$RUN/heldout.txt" \
+  --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity_mtp.json
 $PY tools/train/plot_loss.py "$RUN/loss.csv" docs/loss.png
 for t in f32 q8_0 q4_0; do
   echo "== $t"
