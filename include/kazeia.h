@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KAZEIA_API_VERSION 2
+#define KAZEIA_API_VERSION 3
 
 #if defined(_WIN32)
 #if defined(KAZEIA_BUILDING)
@@ -78,6 +78,15 @@ KAZEIA_API void kz_engine_free(kz_engine* engine);
 
 /* ---- Session: a conversation's state (KV cache, recurrent state, prefix checkpoints) ---- */
 
+/* What generation does with a conversation whose prompt does not fit the context. */
+typedef enum kz_context_overflow {
+  KZ_OVERFLOW_ERROR = 0, /* KZ_ERR_ENGINE naming the prompt's and the context's sizes */
+  /* Drop the oldest whole turns (a user message and what follows it up to the next one) after
+   * the system message, the fewest that leave room for the reply (max_tokens, at most half the
+   * context); the last turn is always kept. The same history always drops the same turns. */
+  KZ_OVERFLOW_DROP_OLDEST_TURNS = 1
+} kz_context_overflow;
+
 typedef struct kz_session_params {
   size_t struct_size;               /* sizeof(kz_session_params) */
   int64_t n_ctx;                    /* context length in tokens */
@@ -97,6 +106,8 @@ typedef struct kz_session_params {
   int64_t prefill_min_tokens;       /*   on decode_device; NULL: backend                       */
   const char* repack;               /* CPU weight repacking: "auto" (off beside an OpenCL       */
   /*   device: one copy of the weights), "on", "off"; NULL: auto */
+  /* API version 3: */
+  int32_t context_overflow; /* a kz_context_overflow; default KZ_OVERFLOW_ERROR */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);
@@ -191,6 +202,8 @@ typedef struct kz_generate_result {
   int64_t spec_passes;
   int64_t spec_drafted;
   int64_t spec_accepted;
+  /* API version 3: messages left out to fit the context (KZ_OVERFLOW_DROP_OLDEST_TURNS) */
+  int64_t dropped_messages;
 } kz_generate_result;
 
 /* Frees what a result owns and zeroes it (struct_size kept); safe on a zeroed result. */

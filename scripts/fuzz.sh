@@ -1,32 +1,35 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan; tests/fuzz) into build-fuzz and runs each for
-# SECONDS (default 30): the pre-tokenizer against its PCRE2 oracle (seeds: tests/fuzz/corpus/
-# pretokenizer), the GGUF reader (seeds: the fixtures' tokenizer files), the JSON reader and the
-# reply parser (seeds: tests/fuzz/corpus/json, reply_parser) and state images (mutations of a
-# valid image the target makes itself). New inputs are kept in
-# build-fuzz/corpus-NAME; a crash or a mismatch fails the script and leaves the input beside it.
+# Builds the libFuzzer targets (clang, ASan + UBSan; tests/fuzz) into build-fuzz (or
+# $KAZEIA_FUZZ_BUILD) and runs each for SECONDS (default 30): the pre-tokenizer against its PCRE2
+# oracle, the GGUF reader (seeds: the fixtures' tokenizer files), the JSON reader, the reply
+# parser, state images (mutations of a valid image the target makes itself), the tokenizer and
+# the chat renderer on the fixtures' real Qwen tokenizers, the C API on a fixture model, and the
+# CLI's flag parser; seeds in tests/fuzz/corpus/NAME. New inputs are kept in the build folder's
+# corpus-NAME; a crash, a leak or a violated property fails the script and leaves the input
+# beside it.
 # Usage: scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 fixtures=${KAZEIA_FIXTURES:-../shared/fixtures}
+build=${KAZEIA_FUZZ_BUILD:-build-fuzz}
 
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
   -DKAZEIA_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null
-cmake --build build-fuzz -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf json_fuzz \
-  reply_parser_fuzz state_image_fuzz
+cmake --build "$build" -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf json_fuzz \
+  reply_parser_fuzz state_image_fuzz tokenizer_fuzz chat_render_fuzz c_api_fuzz cli_args_fuzz
 
 run() {  # NAME SEED_DIR... [libFuzzer flags]
   local name=$1
   shift
-  mkdir -p "build-fuzz/corpus-$name"
-  local t0=$SECONDS log="build-fuzz/$name.log" status=0
-  (cd build-fuzz && "tests/$name" -max_total_time="$seconds" -print_final_stats=1 \
+  mkdir -p "$build/corpus-$name"
+  local t0=$SECONDS log="$build/$name.log" status=0
+  (cd "$build" && "tests/$name" -max_total_time="$seconds" -print_final_stats=1 \
     "corpus-$name" "$@") > "$log" 2>&1 || status=$?
-  grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$log" | sed "s/^/fuzz: $name /" || :
+  grep -aE "^stat::(number_of_executed_units|peak_rss_mb)" "$log" | sed "s/^/fuzz: $name /" || :
   if [ "$status" -ne 0 ]; then
     tail -40 "$log" >&2
-    echo "fuzz: $name failed (exit $status); the log is $log, the input in build-fuzz" >&2
+    echo "fuzz: $name failed (exit $status); the log is $log, the input in $build" >&2
     exit 1
   fi
   echo "fuzz: $name ran $((SECONDS - t0)) s, no crash"
@@ -37,3 +40,7 @@ run fuzz_gguf "$gguf_seeds" -max_len=65536
 run json_fuzz ../tests/fuzz/corpus/json
 run reply_parser_fuzz ../tests/fuzz/corpus/reply_parser
 run state_image_fuzz -max_len=65536
+run tokenizer_fuzz ../tests/fuzz/corpus/tokenizer
+run chat_render_fuzz ../tests/fuzz/corpus/chat_render
+run c_api_fuzz ../tests/fuzz/corpus/c_api
+run cli_args_fuzz ../tests/fuzz/corpus/cli_args

@@ -16,15 +16,36 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// An argument as error messages show it: quoted, with control characters escaped (\n, \x01),
+// so that the message stays on one line and shows what was typed.
+std::string quoted(const std::string& arg) {
+  std::string out = "'";
+  for (const char c : arg) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += "0123456789abcdef"[byte >> 4];
+      out += "0123456789abcdef"[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 template <class T>
 T parse_number(const std::string& flag, const std::string& value) {
   T out{};
   const char* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, out);
   if (ec != std::errc() || ptr != end || value.empty())
-    fail("invalid value '", value, "' for ", flag);
+    fail("invalid value ", quoted(value), " for ", flag);
   if constexpr (std::is_floating_point_v<T>)
-    if (!std::isfinite(out)) fail("invalid value '", value, "' for ", flag);
+    if (!std::isfinite(out)) fail("invalid value ", quoted(value), " for ", flag);
   return out;
 }
 
@@ -70,6 +91,8 @@ void ArgParser::assign(Option& opt, const std::string& flag, const std::string& 
           *target = value;
         else if constexpr (std::is_same_v<T, std::vector<std::string>>)
           target->push_back(value);
+        else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+          *target = parse_number<int64_t>(flag, value);
         else if constexpr (std::is_same_v<T, bool>)
           *target = true;
         else
@@ -95,22 +118,22 @@ bool ArgParser::parse(int argc, char** argv) {
         inline_value = true;
       }
       Option* opt = find(arg);
-      if (!opt) fail(command_, ": unknown flag '", arg, "' (see ", command_, " --help)");
+      if (!opt) fail(command_, ": unknown flag ", quoted(arg), " (see ", command_, " --help)");
       opt->seen = true;
       if (opt->is_switch) {
-        if (inline_value) fail(command_, ": flag '", arg, "' takes no value");
+        if (inline_value) fail(command_, ": flag ", quoted(arg), " takes no value");
         *std::get<bool*>(opt->target) = true;
         continue;
       }
       if (!inline_value) {
-        if (i + 1 >= argc) fail(command_, ": flag '", arg, "' needs a value");
+        if (i + 1 >= argc) fail(command_, ": flag ", quoted(arg), " needs a value");
         value = argv[++i];
       }
       assign(*opt, arg, value);
       continue;
     }
     if (next_positional >= positional_.size())
-      fail(command_, ": unexpected argument '", arg, "' (see ", command_, " --help)");
+      fail(command_, ": unexpected argument ", quoted(arg), " (see ", command_, " --help)");
     *positional_[next_positional++] = arg;
   }
   return true;

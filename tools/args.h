@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,9 +16,10 @@ class ArgParser {
   ArgParser(std::string command, std::string summary);
 
   // names: comma-separated, e.g. "-m,--model". Values are parsed strictly (the whole string).
-  // A vector target makes the flag repeatable: each occurrence appends its value.
+  // A vector target makes the flag repeatable: each occurrence appends its value; an optional
+  // one tells a flag not given apart from every value it can take.
   using Target = std::variant<std::string*, int*, int64_t*, uint64_t*, float*, bool*,
-                              std::vector<std::string>*>;
+                              std::vector<std::string>*, std::optional<int64_t>*>;
   void add(const std::string& names, const std::string& value_name, const std::string& help,
            Target target);
   void add_switch(const std::string& names, const std::string& help, bool* target);

@@ -36,7 +36,7 @@ int cmd_chat(int argc, char** argv) {
   EngineFlags engine_flags;
   SpeculativeFlags spec;
   GenerateParams gp;
-  std::string system, tools_file;
+  std::string system, tools_file, overflow = "error";
   bool no_think = false, stats = false;
   ArgParser p("kazeia chat",
               "Chat with a model in its own chat format. Type a message and press Enter. "
@@ -53,16 +53,23 @@ int cmd_chat(int argc, char** argv) {
   p.add("--system", "TEXT", "system message", &system);
   p.add("--tools", "FILE", "JSON array of tool definitions (OpenAI's function schemas)",
         &tools_file);
+  p.add("--context-overflow", "error|drop-oldest",
+        "a conversation longer than the context: an error (then /reset), or drop the oldest "
+        "whole turns after the system message (default error)",
+        &overflow);
   p.add_switch("--no-think", "enable_thinking = false in the chat template", &no_think);
   p.add_switch("--stats", "print token counts and timings after each answer", &stats);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
+  check_generation_flags(gp);
+  const ContextOverflow overflow_policy = parse_context_overflow(overflow);
   gp.enable_thinking = !no_think;
   gp.speculative = spec.params();
   if (!tools_file.empty()) gp.tools = read_tools(tools_file);
 
   auto engine = Engine::load(engine_flags.model);
-  const SessionParams session_params = engine_flags.session_params(engine->model());
+  SessionParams session_params = engine_flags.session_params(engine->model());
+  session_params.context_overflow = overflow_policy;
   Session session(engine, session_params);
   EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
 
@@ -99,6 +106,14 @@ int cmd_chat(int argc, char** argv) {
           return true;
         });
         std::printf("\n");
+        if (r.dropped_messages > 0)
+          std::printf("(the %lld oldest messages were left out to fit the context)\n",
+                      (long long)r.dropped_messages);
+        if (r.stop == StopReason::ContextFull)
+          std::printf(
+              "(the context of %lld tokens is full: /reset, or --context-overflow "
+              "drop-oldest)\n",
+              (long long)session_params.n_ctx);
         if (r.tool_call_malformed) std::printf("(a tool call did not parse; shown as text)\n");
         history.push_back(assistant_turn(r));
         return r;

@@ -62,9 +62,8 @@ int cmd_run(int argc, char** argv) {
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   if (!prompt_file.empty()) prompt = read_file(prompt_file);
   if (!is_valid_utf8(prompt)) fail("the prompt is not valid UTF-8");
-  if (gp.max_tokens < 0) fail("invalid value ", gp.max_tokens, " for --n-predict (expected >= 0)");
+  check_generation_flags(gp);
   gp.speculative = spec.params();
-  Sampler(sp, 1);  // bad sampling values fail here, before the model loads
 
   Timer load_timer;
   auto engine = Engine::load(engine_flags.model);

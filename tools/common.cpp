@@ -6,6 +6,7 @@
 #include "base/thread_pool.h"
 #include "model/hparams.h"
 #include "model/model.h"
+#include "sampling/sampler.h"
 
 namespace kz::cli {
 
@@ -116,9 +117,9 @@ SessionParams EngineFlags::session_params(const Model& model) const {
 }
 
 int64_t EngineFlags::context_size(int64_t fallback) const {
-  if (ctx == kCtxNotGiven) return fallback;
-  if (ctx < 1) fail("invalid --ctx-size ", ctx, " (expected at least 1)");
-  return ctx;
+  if (!ctx) return fallback;
+  if (*ctx < 1) fail("invalid --ctx-size ", *ctx, " (expected at least 1)");
+  return *ctx;
 }
 
 void EngineFlags::warn_past_training(const Model& model, int64_t n_ctx) {
@@ -138,6 +139,17 @@ int64_t EngineFlags::default_context(const Model& model) {
 SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {
   check_cache_types(model);
   return model.new_state(n_ctx, k_type(), v_type());
+}
+
+void check_generation_flags(const GenerateParams& gp) {
+  if (gp.max_tokens < 0) fail("invalid value ", gp.max_tokens, " for --n-predict (expected >= 0)");
+  Sampler(gp.sampling, 1);  // throws naming the sampling value at fault
+}
+
+ContextOverflow parse_context_overflow(const std::string& value) {
+  if (value == "error") return ContextOverflow::Error;
+  if (value == "drop-oldest") return ContextOverflow::DropOldestTurns;
+  fail("invalid --context-overflow '", value, "' (expected error or drop-oldest)");
 }
 
 }  // namespace kz::cli

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/engine.h"
@@ -21,7 +21,6 @@ class Model;
 namespace kz::cli {
 
 struct EngineFlags {
-  static constexpr int64_t kCtxNotGiven = std::numeric_limits<int64_t>::min();
   std::string model;
   std::string backend = "cpu";                // --device
   std::string op_filter;                      // empty: $KAZEIA_OPFILTER, else none
@@ -29,7 +28,7 @@ struct EngineFlags {
   int64_t prefill_threshold = DeviceOptions{}.prefill_min_tokens;
   std::string repack = "auto";
   int threads = 0;             // 0: all hardware threads
-  int64_t ctx = kCtxNotGiven;  // --ctx-size
+  std::optional<int64_t> ctx;  // --ctx-size; none: the command's default
   std::string cache_type_k = "f16", cache_type_v = "f16";
 
   void declare(ArgParser& p);
@@ -68,6 +67,12 @@ struct SpeculativeFlags {
   // Throws naming the flag at fault; `replay` only where allowed (kazeia bench).
   SpeculativeParams params(bool allow_replay = false) const;
 };
+
+// -n and the sampling flags, checked before the model loads: one line naming the value at fault.
+void check_generation_flags(const GenerateParams& gp);
+
+// --context-overflow: error or drop-oldest (SessionParams::context_overflow).
+ContextOverflow parse_context_overflow(const std::string& value);
 
 // Subcommand entry points: argv excludes the program and subcommand names; return the exit code.
 int cmd_run(int argc, char** argv);

@@ -1,5 +1,6 @@
 // kazeia: the command-line front end of Kazeia-Engine. Every error ends here as one line on
 // stderr and a non-zero exit code.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -51,7 +52,11 @@ int main(int argc, char** argv) {
     try {
       return c.run(argc - 2, argv + 2);
     } catch (const kz::Error& e) {
-      std::fprintf(stderr, "kazeia %s: error: %s\n", c.name, e.what());
+      // One line, whatever the message quotes (an argument may hold a newline).
+      std::string line = e.what();
+      std::replace_if(
+          line.begin(), line.end(), [](char ch) { return ch == '\n' || ch == '\r'; }, ' ');
+      std::fprintf(stderr, "kazeia %s: error: %s\n", c.name, line.c_str());
       return 1;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "kazeia %s: error: out of memory\n", c.name);

@@ -120,6 +120,17 @@ class SessionUse {
   kz_session* s_;
 };
 
+kz::ContextOverflow to_cpp(int32_t overflow) {
+  switch (overflow) {
+    case KZ_OVERFLOW_ERROR:
+      return kz::ContextOverflow::Error;
+    case KZ_OVERFLOW_DROP_OLDEST_TURNS:
+      return kz::ContextOverflow::DropOldestTurns;
+  }
+  argument_error("kz_session_new: params->context_overflow is ", overflow,
+                 " (expected KZ_OVERFLOW_ERROR or KZ_OVERFLOW_DROP_OLDEST_TURNS)");
+}
+
 kz::SessionParams to_cpp(const kz_session_params* p) {
   kz::SessionParams out;
   if (!p) return out;
@@ -139,6 +150,7 @@ kz::SessionParams to_cpp(const kz_session_params* p) {
   if (KZ_HAS(p, decode_device) && p->decode_device) out.decode_device = p->decode_device;
   if (KZ_HAS(p, prefill_min_tokens)) out.prefill_min_tokens = p->prefill_min_tokens;
   if (KZ_HAS(p, repack) && p->repack) out.repack = p->repack;
+  if (KZ_HAS(p, context_overflow)) out.context_overflow = to_cpp(p->context_overflow);
   return out;
 }
 
@@ -181,13 +193,18 @@ kz::GenerateParams to_cpp(const kz_generate_params* p, const char* function) {
 }
 
 // Element i of an array whose elements declare their size (all the same), read into the
-// library's layout: fields the caller's version lacks stay zero.
+// library's layout: fields the caller's version lacks stay zero. A real array's stride is a
+// multiple of the struct's alignment; any other size is refused before an element is read at a
+// misaligned address or a field is taken in part (half a pointer).
 kz_chat_message chat_message_at(const kz_chat_message* messages, size_t i, const char* fn) {
   const size_t size = messages[0].struct_size;
   constexpr size_t min_size = offsetof(kz_chat_message, role) + sizeof(const char*);
+  if (size < min_size || size % alignof(kz_chat_message) != 0)
+    argument_error(fn, ": messages[0].struct_size is ", size,
+                   " (set every element's to sizeof(kz_chat_message))");
   const auto* at =
       reinterpret_cast<const kz_chat_message*>(reinterpret_cast<const char*>(messages) + i * size);
-  if (size < min_size || at->struct_size != size)
+  if (at->struct_size != size)
     argument_error(fn, ": messages[", i, "].struct_size is ", at->struct_size,
                    " (set every element's to sizeof(kz_chat_message))");
   kz_chat_message m{};
@@ -298,6 +315,7 @@ void fill_result(kz_generate_result* out, const kz::GenerateResult& r) {
   full.spec_passes = r.speculative.passes;
   full.spec_drafted = r.speculative.drafted;
   full.spec_accepted = r.speculative.accepted;
+  full.dropped_messages = r.dropped_messages;
   std::memcpy(out, &full, std::min(out->struct_size, sizeof full));
 }
 
@@ -306,6 +324,16 @@ void clear_result(kz_generate_result* out) {
   const size_t size = out->struct_size;
   std::memset(out, 0, std::min(size, sizeof *out));
   out->struct_size = size;
+}
+
+// The value a C caller passed for an enum. C allows any int there, which a C++ enum without a
+// fixed type need not hold (reading it as the enum is undefined), so the bits are read as an int.
+template <class Enum>
+int passed_value(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int value;
+  std::memcpy(&value, &e, sizeof value);
+  return value;
 }
 
 kz::TokenCallback to_cpp(kz_session* s, kz_token_callback callback, void* user_data) {
@@ -325,7 +353,7 @@ int kz_api_version(void) {
 }
 
 const char* kz_status_name(kz_status status) {
-  switch (status) {
+  switch (passed_value(status)) {
     case KZ_OK:
       return "ok";
     case KZ_ERR_INVALID_ARGUMENT:
@@ -343,7 +371,7 @@ const char* kz_status_name(kz_status status) {
 }
 
 const char* kz_stop_reason_name(kz_stop_reason reason) {
-  switch (reason) {
+  switch (passed_value(reason)) {
     case KZ_STOP_END_OF_TURN:
       return "end_of_turn";
     case KZ_STOP_STOP_STRING:
@@ -397,6 +425,7 @@ kz_session_params kz_session_params_default(void) {
   p.decode_device = nullptr;
   p.prefill_min_tokens = d.prefill_min_tokens;
   p.repack = nullptr;
+  p.context_overflow = KZ_OVERFLOW_ERROR;
   return p;
 }
 

@@ -201,6 +201,14 @@ History read_history(JNIEnv* env, jobjectArray messages, jintArray tool_call_cou
   return h;
 }
 
+// The first message holding a NUL character: the C API would see its text end there, so it is
+// refused as the engine refuses one in C++ ("message N: NUL byte").
+std::optional<size_t> message_with_nul(const History& h) {
+  for (size_t i = 0; i < h.strings.size(); ++i)
+    if (h.strings[i] && h.strings[i]->find('\0') != std::string::npos) return i / kMessageFields;
+  return std::nullopt;
+}
+
 // The streaming callback's context: the Java sink is called on the generating thread, which is
 // the thread that called Native.generate, so `env` is valid throughout.
 struct Stream {
@@ -266,7 +274,8 @@ jobject make_result(JNIEnv* env, const kz_generate_result& r) {
                              r.prefill_tokens, r.ttft_s, r.prefill_s, r.decode_s, content,
                              reasoning, calls, static_cast<jboolean>(r.tool_call_malformed != 0),
                              static_cast<jlong>(r.spec_passes), static_cast<jlong>(r.spec_drafted),
-                             static_cast<jlong>(r.spec_accepted))
+                             static_cast<jlong>(r.spec_accepted),
+                             static_cast<jlong>(r.dropped_messages))
             : nullptr;
   for (jobject ref :
        {jobject(text), jobject(tokens), jobject(content), jobject(reasoning), jobject(calls)}) {
@@ -295,7 +304,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   ids.exception_ctor = env->GetMethodID(ids.exception, "<init>", "(I[B)V");
   ids.result = global_class(env, "ai/kazeia/GenerateResult");
   if (!ids.exception_ctor || !ids.result) return JNI_ERR;
-  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD[B[B[[BZJJJ)V");
+  ids.result_ctor = env->GetMethodID(ids.result, "<init>", "([B[IIJJJDDD[B[B[[BZJJJJ)V");
   ids.byte_array = global_class(env, "[B");
   jclass sink = env->FindClass("ai/kazeia/Session$PieceSink");
   if (!ids.result_ctor || !ids.byte_array || !sink) return JNI_ERR;
@@ -360,7 +369,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     JNIEnv* env, jclass, jlong engine, jlong n_ctx, jint n_threads, jstring k_type, jstring v_type,
     jstring backend, jlong checkpoint_interval, jlong checkpoint_budget_bytes, jstring op_filter,
     jstring cache_dir, jstring prefill_device, jstring decode_device, jlong prefill_min_tokens,
-    jstring repack) {
+    jstring repack, jint context_overflow) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
     const auto v = to_utf8_or_null(env, v_type);
@@ -384,6 +393,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     p.decode_device = c_str_or_null(decode);
     p.prefill_min_tokens = prefill_min_tokens;
     p.repack = c_str_or_null(repack_mode);
+    p.context_overflow = context_overflow;
     kz_session* session = nullptr;
     char* error = nullptr;
     if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;
@@ -411,6 +421,10 @@ JNIEXPORT jobject JNICALL Java_ai_kazeia_Native_generate(
                              reinterpret_cast<jint*>(tokens.data()));
     }
     const History history = read_history(env, messages, tool_call_counts, tool_calls);
+    if (const auto at = message_with_nul(history)) {
+      throw_kazeia(env, KZ_ERR_ENGINE, "message " + std::to_string(*at) + ": NUL byte");
+      return nullptr;
+    }
     const auto stop_strings = to_utf8_array(env, stop);
     std::vector<const char*> stop_ptrs;
     for (const auto& s : stop_strings) stop_ptrs.push_back(c_str_or_null(s));

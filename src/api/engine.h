@@ -24,6 +24,13 @@ class Model;
 class Tokenizer;
 class SessionImpl;
 
+// What generate() does with a conversation whose prompt does not fit the context
+// (src/api/context_fit.h).
+enum class ContextOverflow {
+  Error,            // a kz::Error naming the prompt's and the context's sizes
+  DropOldestTurns,  // drop the oldest whole turns after the system message until it fits
+};
+
 struct SessionParams {
   int64_t n_ctx = 4096;
   std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32, f16 or q8_0
@@ -45,6 +52,7 @@ struct SessionParams {
   // (0 = only at boundaries), within a memory budget (oldest dropped first).
   int64_t checkpoint_interval = 256;
   uint64_t checkpoint_budget_bytes = 256ull << 20;
+  ContextOverflow context_overflow = ContextOverflow::Error;
 };
 
 struct GenerateParams {
@@ -80,6 +88,7 @@ struct GenerateResult {
   int64_t prompt_tokens = 0;     // tokens of the rendered history
   int64_t cached_tokens = 0;     // of which reused from the session's previous state
   int64_t prefill_tokens = 0;    // of which computed now (prompt_tokens - cached_tokens)
+  int64_t dropped_messages = 0;  // left out to fit the context (ContextOverflow::DropOldestTurns)
   SpeculativeStats speculative;  // verification passes, drafted and accepted tokens
   double ttft_s = 0;             // call start to first generated token
   double prefill_s = 0, decode_s = 0;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/context_fit.h"
 #include "api/engine.h"
 #include "api/stop_strings.h"
 #include "base/atomic_file.h"
@@ -48,7 +49,8 @@ class SessionImpl {
         k_type_(parse_kv_cache_type(p.k_type, "K cache type")),
         v_type_(parse_kv_cache_type(p.v_type, "V cache type")),
         seq_(engine_->model(), p.n_ctx, k_type_, v_type_,
-             CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}) {}
+             CheckpointPolicy{p.checkpoint_interval, p.checkpoint_budget_bytes}),
+        overflow_(p.context_overflow) {}
 
   GenerateResult generate(std::span<const int32_t> prompt, std::span<const int64_t> boundaries,
                           const GenerateParams& params, ReplyParser& reply,
@@ -67,6 +69,7 @@ class SessionImpl {
   std::vector<float> logits_, hidden_;
   std::unique_ptr<MtpDrafter> mtp_;
   std::atomic<bool> cancel_{false};
+  ContextOverflow overflow_;
 };
 
 MtpDrafter* SessionImpl::mtp_drafter(const SpeculativeParams& spec) {
@@ -104,9 +107,7 @@ GenerateResult SessionImpl::generate(std::span<const int32_t> prompt,
   if (params.max_tokens < 0) fail("invalid max_tokens ", params.max_tokens);
   for (int32_t t : prompt)
     if (t < 0 || t >= model.info().n_vocab) fail("token id ", t, " out of range");
-  if (int64_t(prompt.size()) >= seq_.n_ctx())
-    fail("context overflow: the prompt is ", prompt.size(), " tokens, the context holds ",
-         seq_.n_ctx());
+  if (int64_t(prompt.size()) >= seq_.n_ctx()) fail_context_overflow(prompt.size(), seq_.n_ctx());
   const SpeculativeParams& spec = params.speculative;
   if (spec.source != DraftSource::None) check_max_draft(spec.max_draft, "speculative max_draft");
   Sampler sampler(params.sampling, int(model.info().n_vocab));
@@ -233,7 +234,9 @@ Session::~Session() = default;
 GenerateResult Session::generate(std::span<const ChatMessage> messages,
                                  const GenerateParams& params, const TokenCallback& on_text) {
   const Engine& engine = *impl_->engine_;
-  const std::vector<int32_t> prompt = engine.encode_chat(messages, params);
+  const FittedPrompt fitted =
+      fit_to_context(engine, messages, params, impl_->seq_.n_ctx(), impl_->overflow_);
+  const std::vector<int32_t>& prompt = fitted.tokens;
   // Every message starts with <|im_start|>: checkpoint there, where histories branch.
   std::vector<int64_t> boundaries;
   const int32_t im_start = engine.tokenizer().find_token("<|im_start|>");
@@ -243,7 +246,9 @@ GenerateResult Session::generate(std::span<const ChatMessage> messages,
   const bool thinking_open = engine.chat_format() == ChatFormat::Qwen35 &&
                              params.add_generation_prompt && params.enable_thinking;
   ReplyParser reply(engine.chat_format(), thinking_open, !params.tools.empty());
-  return impl_->generate(prompt, boundaries, params, reply, on_text);
+  GenerateResult res = impl_->generate(prompt, boundaries, params, reply, on_text);
+  res.dropped_messages = fitted.dropped_messages;
+  return res;
 }
 
 GenerateResult Session::generate_tokens(std::span<const int32_t> prompt,

@@ -76,13 +76,19 @@ void validate(std::span<const ChatMessage> messages) {
   if (messages.empty()) fail("render_chat: no messages");
   for (size_t i = 0; i < messages.size(); ++i) {
     const ChatMessage& m = messages[i];
-    bool valid = is_valid_utf8(m.role) && is_valid_utf8(m.content) &&
-                 is_valid_utf8(m.reasoning_content) && is_valid_utf8(m.tool_call_id) &&
-                 is_valid_utf8(m.name);
-    for (const ToolCall& c : m.tool_calls)
-      valid = valid && is_valid_utf8(c.name) && is_valid_utf8(c.id) &&
-              is_valid_utf8(to_json_text(c.arguments));
-    if (!valid) fail("message ", i, ": invalid UTF-8");
+    std::vector<std::string_view> fields = {m.role, m.content, m.reasoning_content, m.tool_call_id,
+                                            m.name};
+    std::vector<std::string> arguments;
+    for (const ToolCall& c : m.tool_calls) {
+      arguments.push_back(to_json_text(c.arguments));
+      fields.insert(fields.end(), {c.name, c.id});
+    }
+    fields.insert(fields.end(), arguments.begin(), arguments.end());
+    for (std::string_view f : fields) {
+      if (!is_valid_utf8(f)) fail("message ", i, ": invalid UTF-8");
+      // Refused rather than kept: C and JNI callers cannot pass one (their strings end there).
+      if (f.find('\0') != std::string_view::npos) fail("message ", i, ": NUL byte");
+    }
     if (m.role != "system" && m.role != "user" && m.role != "assistant" && m.role != "tool")
       fail("message ", i, ": unknown role '", m.role, "'");
   }

@@ -1,3 +1,4 @@
+import ai.kazeia.ContextOverflow;
 import ai.kazeia.Engine;
 import ai.kazeia.GenerateParams;
 import ai.kazeia.GenerateResult;
@@ -279,6 +280,7 @@ public final class KazeiaTest {
             () -> tiny.generate(List.of(Message.user(longText)), greedy(8)));
         check(tiny.nTokens() == 0, "the overflowing prompt left nothing behind");
       }
+      contextOverflow(engine);
 
       expectError("garbage state", "state", () -> session.loadState(new byte[] {1, 2, 3, 4}));
       expectError("truncated state", "state",
@@ -325,6 +327,41 @@ public final class KazeiaTest {
    * A two-step tool conversation (kz_generate_chat's path): the model's answer, then a tool call
    * in the history and its result, which must render exactly as the same turn written as text.
    */
+  // A history longer than the context: an error naming the sizes, or its oldest turns dropped
+  // (the answer then equals the shortened history's). A NUL character is refused, not cut.
+  private static void contextOverflow(Engine engine) {
+    List<Message> history = new ArrayList<>();
+    history.add(Message.system("You answer in one short sentence."));
+    for (int i = 0; i < 12; ++i) {
+      history.add(Message.user("Question " + i + ": what is " + i + " plus " + i + "?"));
+      history.add(Message.assistant("It is " + (2 * i) + ", as anyone can count."));
+    }
+    history.add(Message.user("And what was the first question?"));
+    long full;
+    try (Session big = engine.newSession(new SessionParams().nCtx(4096).nThreads(1))) {
+      full = big.generate(history, greedy(1)).promptTokens;
+    }
+    long nCtx = full / 2;
+    try (Session refusing = engine.newSession(new SessionParams().nCtx(nCtx).nThreads(1));
+        Session dropping = engine.newSession(new SessionParams().nCtx(nCtx).nThreads(1)
+            .contextOverflow(ContextOverflow.DROP_OLDEST_TURNS));
+        Session plain = engine.newSession(new SessionParams().nCtx(nCtx).nThreads(1))) {
+      expectError("overflow, error policy", "tokens but the context holds " + nCtx,
+          () -> refusing.generate(history, greedy(8)));
+      GenerateResult r = dropping.generate(history, greedy(8));
+      check(r.droppedMessages > 0 && r.droppedMessages % 2 == 0, "whole turns dropped");
+      check(r.promptTokens + 8 <= nCtx, "room left for the reply");
+      List<Message> kept = new ArrayList<>();
+      kept.add(history.get(0));
+      kept.addAll(history.subList(1 + (int) r.droppedMessages, history.size()));
+      GenerateResult expected = plain.generate(kept, greedy(8));
+      check(Arrays.equals(r.tokens, expected.tokens), "the shortened history's answer");
+      check(expected.droppedMessages == 0, "nothing dropped when it fits");
+      expectError("NUL character", "message 1: NUL byte",
+          () -> plain.generate(List.of(Message.system("a"), Message.user("one\0two")), greedy(2)));
+    }
+  }
+
   private static void tools(Engine engine, Engine qwen3) {
     System.out.println("tools");
     GenerateParams params = greedy(6).tools(TOOLS);
@@ -455,7 +492,7 @@ public final class KazeiaTest {
       System.err.println("usage: java KazeiaTest <model.gguf> <other-model.gguf>");
       System.exit(2);
     }
-    check(Engine.apiVersion() == 2, "API version 2 (tool calling in the C ABI)");
+    check(Engine.apiVersion() == 3, "API version 3 (context overflow policy in the C ABI)");
     Engine engine = Engine.load(args[0]);
     try (Engine other = Engine.load(args[1])) {
       multiTurn(engine);

@@ -34,13 +34,16 @@ public final class GenerateResult {
   public final long specPasses;
   public final long specDrafted;
   public final long specAccepted;
+  /** Messages left out to fit the context (ContextOverflow.DROP_OLDEST_TURNS). */
+  public final long droppedMessages;
 
   // Called from native code: strings as UTF-8 bytes, each tool call as three of them (id, name,
   // arguments) in turn.
   GenerateResult(byte[] utf8Text, int[] tokens, int stopReason, long promptTokens,
       long cachedTokens, long prefillTokens, double ttftSeconds, double prefillSeconds,
       double decodeSeconds, byte[] utf8Content, byte[] utf8Reasoning, byte[][] utf8ToolCalls,
-      boolean toolCallMalformed, long specPasses, long specDrafted, long specAccepted) {
+      boolean toolCallMalformed, long specPasses, long specDrafted, long specAccepted,
+      long droppedMessages) {
     this.text = new String(utf8Text, StandardCharsets.UTF_8);
     this.content = new String(utf8Content, StandardCharsets.UTF_8);
     this.reasoning = new String(utf8Reasoning, StandardCharsets.UTF_8);
@@ -63,6 +66,7 @@ public final class GenerateResult {
     this.specPasses = specPasses;
     this.specDrafted = specDrafted;
     this.specAccepted = specAccepted;
+    this.droppedMessages = droppedMessages;
   }
 
   public int generatedTokens() {

@@ -41,7 +41,7 @@ final class Native {
   static native long sessionNew(long engine, long nCtx, int nThreads, String kType, String vType,
       String backend, long checkpointInterval, long checkpointBudgetBytes, String opFilter,
       String cacheDir, String prefillDevice, String decodeDevice, long prefillMinTokens,
-      String repack);
+      String repack, int contextOverflow);
 
   static native void sessionFree(long session);
 

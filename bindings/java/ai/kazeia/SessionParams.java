@@ -34,6 +34,8 @@ public final class SessionParams {
   /** Recurrent-state checkpoint every N tokens (0: only at message boundaries). */
   public long checkpointInterval = (long) Native.DEFAULTS[Native.CHECKPOINT_INTERVAL];
   public long checkpointBudgetBytes = (long) Native.DEFAULTS[Native.CHECKPOINT_BUDGET_BYTES];
+  /** A conversation longer than the context: an error (default) or its oldest turns dropped. */
+  public ContextOverflow contextOverflow = ContextOverflow.ERROR;
 
   public SessionParams nCtx(long value) {
     nCtx = value;
@@ -72,6 +74,11 @@ public final class SessionParams {
 
   public SessionParams prefillMinTokens(long value) {
     prefillMinTokens = value;
+    return this;
+  }
+
+  public SessionParams contextOverflow(ContextOverflow value) {
+    contextOverflow = value;
     return this;
   }
 
