@@ -17,9 +17,10 @@ namespace kz {
 namespace {
 
 const std::string kModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
-// The user's three messages (training phrasings; Marie is a training-list name). Recall of names
-// and phrasings never trained on is far lower: docs/training.md.
-const char* const kTurns[] = {"Bonjour, je m'appelle Marie et j'ai 34 ans.",
+// The user's three messages: training phrasings, and a first name held out of training (in no
+// training list of tools/train/chat_names.py). Recall on held-out phrasings is lower:
+// docs/training.md.
+const char* const kTurns[] = {"Bonjour, je m'appelle Juliette et j'ai 34 ans.",
                               "Il fait beau aujourd'hui.",
                               "Tu te rappelles mon prénom et mon âge ?"};
 
@@ -56,7 +57,7 @@ TEST_F(ChatMemory, TheThirdAnswerRecallsTheNameAndAgeOfTheFirstTurn) {
   history.push_back({"user", kTurns[2], ""});
   const GenerateResult third = s.generate(history, testing::generate_params(48));
   EXPECT_EQ(third.stop, StopReason::EndOfTurn);
-  EXPECT_NE(third.content.find("Marie"), std::string::npos) << third.text;
+  EXPECT_NE(third.content.find("Juliette"), std::string::npos) << third.text;
   EXPECT_NE(third.content.find("34"), std::string::npos) << third.text;
 
   // The state after turn 2 holds its prompt and answer; the history of turn 3 shows that answer
@@ -92,7 +93,7 @@ TEST_F(ChatMemory, AStateSavedAfterTurnTwoGivesTheSameTurnThree) {
   EXPECT_EQ(rb.tokens, ra.tokens);
   EXPECT_EQ(rb.text, ra.text);
   EXPECT_EQ(rb.cached_tokens, second_prompt);
-  EXPECT_NE(rb.content.find("Marie"), std::string::npos) << rb.text;
+  EXPECT_NE(rb.content.find("Juliette"), std::string::npos) << rb.text;
   EXPECT_NE(rb.content.find("34"), std::string::npos) << rb.text;
 }
 

@@ -21,7 +21,7 @@ static void require_ok(kz_status status, char* error, const char* what) {
   exit(1);
 }
 
-static const char* const turns[3] = {"Bonjour, je m'appelle Marie et j'ai 34 ans.",
+static const char* const turns[3] = {"Bonjour, je m'appelle Juliette et j'ai 34 ans.",
                                      "Il fait beau aujourd'hui.",
                                      "Tu te rappelles mon prénom et mon âge ?"};
 
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   third = generate(a, &h, 2);
   printf("turn 3: %s\n", third.text);
   CHECK(third.stop_reason == KZ_STOP_END_OF_TURN);
-  CHECK(strstr(answer_of(third.text), "Marie") != NULL);
+  CHECK(strstr(answer_of(third.text), "Juliette") != NULL);
   CHECK(strstr(answer_of(third.text), "34") != NULL);
   /* Turn 3's history shows turn 2's answer without the empty <think> block: the state is reused
      up to the end of turn 2's prompt. */

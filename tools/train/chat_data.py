@@ -2,17 +2,25 @@
 """Generated dialogues for the bundled chat model (kazeia-chat): a user states facts about
 themselves (first name, age, city, a pet, a birthday, a favourite number) over one or more
 turns, chats in between, and later asks for them back in other words; the assistant answers from
-the conversation ("Tu t'appelles Marie et tu as 34 ans."). French and English. Some in-between
-turns (--repeat-rate in train.py) are copy exercises ("Répète après moi : Roelri, 5518, Caen"):
-every token of their reply is a copy from the context, a dense signal for the copying that
-recall needs (docs/training.md: a first run without them had not started copying after 550
-steps; the bundled run, with them and a smaller model, started after about 1200 steps; not a
-controlled comparison).
+the conversation ("Tu t'appelles Marie et tu as 34 ans."). French and English.
 
-Deterministic for a seed. Every list is split into a training part and a held-out part (every
-HELDOUT_EVERY-th entry): held-out dialogues use only held-out first names, pet names, cities and
-phrasings, so they measure copying from the context, not memory. Half of the training names
-are random pseudo-names built from syllables, so that a name is never worth memorising.
+The assistant acknowledges every fact it is told, in the form it will answer with ("Enchanté,
+Marie ! C'est noté : tu as 34 ans."): the facts are understood where they are said, a few tokens
+away, and a later answer copies a fixed form from the history. Some in-between turns
+(--repeat-rate in train.py) are copy exercises ("Répète après moi : Roelri, 5518, Caen"), a
+dense signal for the copying that recall needs.
+
+Held out: every list is split into a training part and a held-out part. Held-out dialogues use
+held-out first names (real names in no training list), pet names and cities, and held-out
+phrasings: statement and question templates, openers and greetings that no training dialogue
+contains (templates, openers and questions are checked when a Generator is built). Training
+phrasings are composed: a template per fact (12 to 20 per fact and language), an opener, a
+joiner, end punctuation, and variants of case, accents and typing errors on the template words
+(never on the values), so that a model cannot succeed by memorising phrasings; half of the
+training names are pronounceable pseudo-names (chat_names.pseudo_name), so that no name is
+worth memorising.
+
+Deterministic for a seed.
 
     /usr/bin/python3 tools/train/chat_data.py --show 3        # print a few dialogues
 """
@@ -21,37 +29,9 @@ from __future__ import annotations
 import argparse
 import random
 
-HELDOUT_EVERY = 4  # entry i of a list is held out iff i % 4 == 3
+from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES, pseudo_name
 
-FIRST_NAMES = """Marie Jean Pierre Sophie Lucas Camille Hugo Chloé Louis Emma Nathan Léa Paul
-Manon Thomas Julie Antoine Claire Nicolas Sarah Julien Laura Maxime Inès Mathieu Jade Alexandre
-Zoé Guillaume Anaïs Romain Lucie Adrien Elodie Baptiste Margaux Clément Océane Vincent Pauline
-Olivier Mathilde Quentin Juliette Arthur Eloïse Théo Agathe Raphaël Noémie Gabriel Louise Jules
-Alice Victor Amélie Étienne Céline Benoît Hélène François Valérie Gaëlle Hervé Josiane Yannick
-Brigitte Thierry Sylvie Pascal Nadia Karim Yasmine Mehdi Leïla Samir Fatou Moussa Aïcha
-John Mary James Emily Michael Sarah David Jessica Daniel Olivia William Sophia Robert Grace
-Thomas Hannah Andrew Chloe Matthew Lily Joseph Ella Benjamin Ava Samuel Ruby Henry Alice Oliver
-Charlotte George Amelia Edward Isla Harry Freya Jack Poppy Oscar Evie Charlie Daisy Leo Rosie
-Archie Phoebe Alfie Imogen Finley Holly Ethan Megan Ryan Laura Peter Helen Simon Fiona Mark
-Rachel Paul Karen Steven Julia Kevin Nina Brian Tara Derek Wendy Gavin Norah Felix Iris Miles
-Stella Hugo Ivy Rupert Hazel Angus Maisie Declan Orla Rajesh Priya Arjun Kiran Wei Mei Kenji
-Yuki Diego Lucia Mateo Sofia Omar Amira Tariq Zara""".split()
-
-PET_NAMES = """Minou Félix Rex Kiki Caramel Noisette Pompon Filou Moka Oscar Titi Ficelle Biscuit
-Praline Réglisse Tigrou Chaussette Plume Pépite Gribouille Vanille Cannelle Nougat Pistache Tic
-Whiskers Buddy Max Bella Charlie Luna Rocky Daisy Coco Milo Pepper Ginger Shadow Smokey Biscuit
-Muffin Pickles Nugget Bubbles Sunny Peanut Socks Ziggy Waffles Toffee Mango Noodle Pixel Bandit
-Sushi Hazel Patch Tango Marble""".split()
-
-CITIES_FR = """Paris Lyon Marseille Toulouse Nice Nantes Strasbourg Montpellier Bordeaux Lille
-Rennes Reims Toulon Grenoble Dijon Angers Nîmes Brest Tours Limoges Amiens Perpignan Metz
-Besançon Orléans Rouen Caen Nancy Avignon Poitiers Pau Calais Annecy Bayonne Colmar Valence
-Chambéry Quimper Lorient Bruxelles Genève Lausanne Liège Montréal Québec Namur""".split()
-
-CITIES_EN = """London Manchester Liverpool Leeds Bristol Glasgow Edinburgh Cardiff Belfast Dublin
-Oxford Cambridge York Bath Brighton Norwich Leicester Nottingham Sheffield Newcastle Aberdeen
-Dundee Exeter Plymouth Chicago Boston Seattle Denver Austin Dallas Phoenix Atlanta Miami Portland
-Toronto Vancouver Ottawa Sydney Melbourne Auckland Wellington Perth Adelaide Brisbane""".split()
+HELDOUT_EVERY = 4  # entry i of a name, city, greeting or small-talk list is held out iff i % 4 == 3
 
 # (indefinite, possessive "ton/ta", possessive "mon/ma") in French; the English noun.
 SPECIES_FR = [("un chat", "ton chat", "mon chat"), ("un chien", "ton chien", "mon chien"),
@@ -65,53 +45,107 @@ SPECIES_EN = ["cat", "dog", "rabbit", "parrot", "turtle", "hamster", "goldfish",
 
 MONTHS_FR = "janvier février mars avril mai juin juillet août septembre octobre novembre décembre"
 MONTHS_EN = "January February March April May June July August September October November December"
-SYLLABLES = """ka lo mi ra te su bi no va re li do fa ne po ma ti ru se ga lu be ko di na
-zo ri ta mo ve ju la pe si ro mar tin el an ber cor dan fel gil hal jor ken lor mel nor per
-ros sel tor val wen yan zel""".split()
 
-# Phrasings: lists whose every HELDOUT_EVERY-th entry is kept for the held-out set.
-STATE = {
+# Statement templates per fact: {} is the value; for a pet {s} is the species with its article
+# ("un chat" / "cat") and {m} the species after "mon/ma". The held-out templates are those the
+# previous model was measured on (docs/training.md), so the figures stay comparable.
+STATE_TRAIN = {
     "fr": {
-        "name": ["je m'appelle {}", "mon prénom est {}", "moi c'est {}", "mon nom est {}",
-                 "on m'appelle {}", "je me prénomme {}", "tout le monde m'appelle {}",
-                 "mon petit nom est {}"],
+        "name": ["je m'appelle {}", "mon prénom est {}", "moi c'est {}", "on m'appelle {}",
+                 "je me prénomme {}", "tout le monde m'appelle {}", "je suis {}",
+                 "mon prénom, c'est {}", "mes amis m'appellent {}", "tu peux m'appeler {}",
+                 "appelle-moi {}", "je me nomme {}", "je porte le prénom {}", "prénom : {}",
+                 "je réponds au prénom de {}", "c'est {} qui te parle", "ici c'est {}",
+                 "mes parents m'ont appelé {}", "mon prénom à moi, c'est {}", "je signe {}"],
         "age": ["j'ai {} ans", "mon âge est de {} ans", "je viens d'avoir {} ans",
-                "j'ai eu {} ans cette année", "je suis âgé de {} ans", "j'ai {} ans maintenant",
-                "j'ai déjà {} ans", "je vais sur mes {} ans"],
+                "je suis âgé de {} ans", "j'ai {} ans maintenant", "j'ai déjà {} ans",
+                "je suis âgée de {} ans", "mon âge : {} ans", "j'ai tout juste {} ans",
+                "moi, j'ai {} ans", "j'ai {} ans depuis peu", "mon âge, c'est {} ans",
+                "{} ans, voilà mon âge", "j'ai actuellement {} ans", "j'ai {} printemps",
+                "je suis né il y a {} ans", "j'ai {} ans aujourd'hui", "âge : {} ans",
+                "j'ai passé le cap des {} ans", "j'ai {} ans tout rond"],
         "city": ["j'habite à {}", "je vis à {}", "ma ville, c'est {}", "je réside à {}",
-                 "je suis installé à {}", "ma maison est à {}", "je demeure à {}",
-                 "j'ai emménagé à {}"],
+                 "je suis installé à {}", "ma maison est à {}", "j'habite en ce moment à {}",
+                 "je loge à {}", "ma ville est {}", "j'ai mon appartement à {}", "ville : {}",
+                 "je vis du côté de {}", "je suis de {}", "chez moi, c'est {}",
+                 "je suis installée à {}", "j'ai ma maison à {}"],
         "pet": ["j'ai {s} qui s'appelle {}", "{m} s'appelle {}", "j'ai {s} nommé {}",
-                "{m} se nomme {}", "chez moi il y a {s}, {}", "le nom de {m} est {}",
-                "je vis avec {s} appelé {}", "{m}, c'est {}"],
+                "chez moi il y a {s}, {}", "le nom de {m} est {}", "je vis avec {s} appelé {}",
+                "j'ai adopté {s}, {}", "{m} a pour nom {}", "j'ai {s} : {}",
+                "{m} répond au nom de {}", "à la maison j'ai {s} qui s'appelle {}",
+                "j'ai {s}, il s'appelle {}", "{m}, je l'ai appelé {}", "{m} se prénomme {}"],
         "date": ["mon anniversaire est le {}", "je suis né le {}", "mon anniversaire tombe le {}",
                  "je fête mon anniversaire le {}", "ma date de naissance, c'est le {}",
-                 "je souffle mes bougies le {}", "on me souhaite mon anniversaire le {}",
-                 "je suis née le {}"],
+                 "je souffle mes bougies le {}", "mon anniversaire, c'est le {}",
+                 "je suis venu au monde le {}", "mon anniversaire a lieu le {}",
+                 "anniversaire : le {}", "je fête mes années le {}", "je suis née un {}"],
         "number": ["mon nombre préféré est {}", "mon chiffre porte-bonheur est {}",
                    "mon nombre fétiche est {}", "le nombre que je préfère est {}",
                    "j'adore le nombre {}", "mon nombre favori est {}",
-                   "mon numéro préféré est {}", "le nombre qui me porte chance est {}"],
+                   "mon nombre préféré, c'est {}", "le nombre que j'aime le plus est {}",
+                   "mon nombre chouchou est {}", "nombre préféré : {}",
+                   "mon nombre de prédilection est {}", "je préfère le nombre {}"],
     },
     "en": {
-        "name": ["my name is {}", "I'm {}", "call me {}", "people call me {}", "the name's {}",
-                 "I am called {}", "everyone calls me {}", "my first name is {}"],
-        "age": ["I'm {} years old", "my age is {}", "I just turned {}", "I turned {} this year",
-                "I am {} years old", "I'm {} now", "I'm aged {}", "I'll stay {} until my birthday"],
+        "name": ["my name is {}", "I'm {}", "call me {}", "the name's {}", "I am called {}",
+                 "everyone calls me {}", "my name's {}", "you can call me {}", "I go by {}",
+                 "name: {}", "this is {}", "{} here", "I'm called {}", "my parents named me {}",
+                 "my friends call me {}", "{} is my name", "I answer to {}", "it's {} speaking",
+                 "I am {}", "they named me {}"],
+        "age": ["I'm {} years old", "my age is {}", "I just turned {}", "I am {} years old",
+                "I'm {} now", "I'm aged {}", "I'm {}", "age: {}", "I'm {} years young",
+                "I've just turned {}", "I am {} now", "I'm {} years of age",
+                "I'm currently {}", "I turned {} recently", "{} years old, that's me",
+                "I'm {} today", "I'm already {}", "my age? {}", "I'm {} years old now"],
         "city": ["I live in {}", "I'm from {}", "my home town is {}", "I reside in {}",
-                 "I'm based in {}", "home for me is {}", "I moved to {}", "I've settled in {}"],
+                 "I'm based in {}", "home for me is {}", "I stay in {}", "my city is {}",
+                 "I've got a flat in {}", "city: {}", "I'm living in {}", "I grew up in {}",
+                 "I rent a place in {}", "my house is in {}", "I live over in {}"],
         "pet": ["I have a {s} called {}", "my {s} is named {}", "I've got a {s} named {}",
                 "I own a {s} called {}", "my {s}'s name is {}", "I live with a {s} named {}",
-                "there's a {s} at home, {}", "our {s} is called {}"],
+                "I adopted a {s}, {}", "my {s} goes by {}", "I have a {s}: {}",
+                "there's my {s}, {}", "my {s} answers to {}", "I've a {s} called {}",
+                "at home I have a {s} named {}", "I named my {s} {}"],
         "date": ["my birthday is on {}", "I was born on {}", "my birthday falls on {}",
                  "I celebrate my birthday on {}", "my date of birth is {}",
-                 "I blow out my candles on {}", "my birthday is {}", "I was born on the day of {}"],
+                 "I blow out my candles on {}", "my birthday's on {}", "birthday: {}",
+                 "I came into the world on {}", "I was born {}", "I have my birthday on {}",
+                 "my birthday comes on {}"],
         "number": ["my favourite number is {}", "my lucky number is {}",
                    "the number I like best is {}", "my number is {}", "I love the number {}",
-                   "my favorite number is {}", "my special number is {}",
-                   "the number that brings me luck is {}"],
+                   "my favorite number is {}", "my favourite number's {}",
+                   "I really like the number {}", "favourite number: {}", "my fave number is {}",
+                   "the number I love most is {}", "I'm a fan of the number {}"],
     },
 }
+STATE_HELDOUT = {
+    "fr": {"name": ["mon nom est {}", "mon petit nom est {}"],
+           "age": ["j'ai eu {} ans cette année", "je vais sur mes {} ans"],
+           "city": ["je demeure à {}", "j'ai emménagé à {}"],
+           "pet": ["{m} se nomme {}", "{m}, c'est {}"],
+           "date": ["ma date de naissance est le {}", "on me souhaite mon anniversaire le {}"],
+           "number": ["mon numéro préféré est {}", "le nombre qui me porte chance est {}"]},
+    "en": {"name": ["people call me {}", "my first name is {}"],
+           "age": ["I turned {} this year", "I'll stay {} until my birthday"],
+           "city": ["I moved to {}", "I've settled in {}"],
+           "pet": ["there's a {s} at home, {}", "our {s} is called {}"],
+           "date": ["my birthday is {}", "I was born on the day of {}"],
+           "number": ["my special number is {}", "the number that brings me luck is {}"]},
+}
+# Words put before a statement or a question, and what joins two statements.
+OPENERS_TRAIN = {"fr": [""] * 8 + ["Au fait, ", "Alors, ", "Bon, ", "Pour info, ", "Tu sais, ",
+                                   "Sache que ", "Je te dis : ", "Petite info : ", "Euh, ",
+                                   "Ah oui, ", "D'ailleurs, ", "Voilà : ", "Je précise : ",
+                                   "Bref, ", "Donc, ", "Écoute, "],
+                 "en": [""] * 8 + ["By the way, ", "So, ", "Well, ", "FYI, ", "You know, ",
+                                   "Just so you know, ", "Oh, and ", "Also, ", "Quick note: ",
+                                   "Okay, ", "Um, ", "Right, ", "For the record, ", "Anyway, ",
+                                   "Listen, ", "Also "]}
+OPENERS_HELDOUT = {"fr": ["", "Figure-toi que ", "Au passage, ", "Entre nous, "],
+                   "en": ["", "Incidentally, ", "Funny thing, ", "Between us, "]}
+JOINERS = {"fr": [" et ", " et ", ", ", " et puis ", ". ", " ; "],
+           "en": [" and ", " and ", ", ", " and also ", ". ", "; "]}
+ENDS = [".", ".", ".", "!", "", " !", "..."]
 # What the user asks for, as a noun phrase ("Rappelle-moi {mon prénom et mon âge}.").
 NOUN = {
     "fr": {"name": "mon prénom", "age": "mon âge", "city": "ma ville",
@@ -120,14 +154,22 @@ NOUN = {
     "en": {"name": "my name", "age": "my age", "city": "where I live", "pet": "my pet's name",
            "date": "my birthday", "number": "my favourite number"},
 }
-ASK = {
-    "fr": ["Rappelle-moi {}.", "Tu te rappelles {} ?", "Dis-moi {}.", "Peux-tu me redire {} ?",
-           "Tu connais {} ?", "Qu'est-ce que tu sais sur {} ?", "Redis-moi {}, s'il te plaît.",
-           "Est-ce que tu te rappelles {} ?"],
-    "en": ["Remind me of {}.", "Do you remember {}?", "Tell me {}.", "Can you repeat {}?",
+ASK_TRAIN = {
+    "fr": ["Rappelle-moi {}.", "Tu te rappelles {} ?", "Dis-moi {}.", "Tu connais {} ?",
+           "Qu'est-ce que tu sais sur {} ?", "Redis-moi {}, s'il te plaît.",
+           "Tu te souviens de {} ?", "Tu as retenu {} ?", "Petit test : {} ?", "Donne-moi {}.",
+           "Tu peux me rappeler {} ?", "Tu n'as pas oublié {} ?",
+           "Voyons si tu te souviens : {} ?", "Quiz : {} ?", "Répète-moi {}.",
+           "Tu sais encore {} ?", "Je t'ai dit {}, tu te rappelles ?", "C'est quoi, {} ?"],
+    "en": ["Remind me of {}.", "Do you remember {}?", "Tell me {}.",
            "What do you know about {}?", "Can you tell me {}?", "Tell me {} again, please.",
-           "Do you still remember {}?"],
+           "Do you recall {}?", "Quick test: {}?", "Give me {}.", "What was {} again?",
+           "Can you remind me of {}?", "Did you keep {} in mind?", "Let's see: {}?",
+           "Quiz time: {}?", "Say {}, please.", "Could you tell me {}?",
+           "I told you {}, remember?", "Have you got {}?"],
 }
+ASK_HELDOUT = {"fr": ["Peux-tu me redire {} ?", "Est-ce que tu te rappelles {} ?"],
+               "en": ["Can you repeat {}?", "Do you still remember {}?"]}
 ASK_ONE = {  # direct questions about one fact
     "fr": {"name": ["Comment je m'appelle ?", "Quel est mon prénom ?", "C'est quoi mon prénom ?",
                     "Tu sais comment je m'appelle ?"],
@@ -214,47 +256,97 @@ REPEAT = {  # copy exercises: the reply is the list, word for word
            "Repeat this list: {}", "Copy this: {}", "Say it like me: {}",
            "Please repeat this: {}", "Listen and repeat: {}"],
 }
-ACK = {"fr": ["D'accord, c'est noté.", "Très bien, je m'en souviendrai.", "Merci de me le dire.",
-              "C'est noté !"],
-       "en": ["Got it, I'll remember that.", "Okay, noted.", "Thanks for telling me.",
-              "Noted!"]}
+# The acknowledgement of told facts: a greeting for a name, a noted-line for the others.
+NOTED = {"fr": ["C'est noté : {}.", "D'accord : {}.", "Très bien, {}."],
+         "en": ["Noted: {}.", "Okay: {}.", "Got it, {}."]}
 GREET_BACK = {"fr": "Enchanté, {} !", "en": "Nice to meet you, {}!"}
 SYSTEM = {"fr": ["Tu es un assistant serviable.", "Tu es Kazeia, un petit assistant.",
                  "Réponds brièvement."],
           "en": ["You are a helpful assistant.", "You are Kazeia, a small assistant.",
                  "Answer briefly."]}
 FACTS = ["name", "age", "city", "pet", "date", "number"]
+ACCENTS = str.maketrans("éèêëàâîïôûùç", "eeeeaaiiouuc")
+
+
+def capital(template: str) -> str:
+    return template[0].upper() + template[1:]
+
+
+def decap(template: str) -> str:
+    """Lower-cases the first letter, unless it is a value ({}) or English "I"."""
+    first = template.split(" ")[0]
+    if template.startswith("{") or first == "I" or first.startswith("I'"):
+        return template
+    return template[0].lower() + template[1:]
 
 
 def split(items: list, heldout: bool) -> list:
     return [x for i, x in enumerate(items) if (i % HELDOUT_EVERY == HELDOUT_EVERY - 1) == heldout]
 
 
-def pseudo_name(rng: random.Random) -> str:
-    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
+class Phrasings:
+    """The templates of one side of the split, and the variants drawn on top of them."""
+
+    def __init__(self, heldout: bool):
+        h = heldout
+        self.state = STATE_HELDOUT if h else STATE_TRAIN
+        self.ask = ASK_HELDOUT if h else ASK_TRAIN
+        self.openers = OPENERS_HELDOUT if h else OPENERS_TRAIN
+        self.ask_one = {lang: {f: split(v, h) for f, v in d.items()}
+                        for lang, d in ASK_ONE.items()}
+        self.greet = {lang: split(v, h) for lang, v in GREET.items()}
+        self.repeat = {lang: split(v, h) for lang, v in REPEAT.items()}
+        self.noisy = not heldout  # held-out text is written cleanly: no typos, no case games
+
+    def vary(self, rng: random.Random, template: str, lang: str) -> str:
+        """Case, accent and typing-error variants of a template's own words ({} untouched)."""
+        if not self.noisy:
+            return template
+        u = rng.random()
+        if lang == "fr" and u < 0.1:
+            template = template.translate(ACCENTS)
+        elif u < 0.25:
+            words = template.split(" ")
+            i = rng.randrange(len(words))
+            w = words[i]
+            if len(w) > 3 and w.isalpha():
+                j = rng.randrange(1, len(w) - 1)
+                words[i] = rng.choice([w[:j] + w[j + 1:], w[:j] + w[j] + w[j:],
+                                       w[:j - 1] + w[j] + w[j - 1] + w[j + 1:]])
+            template = " ".join(words)
+        return template
+
+
+def check_split():
+    """No training template contains a held-out one: held-out phrasings are never trained."""
+    pairs = [(STATE_TRAIN[lang][f], STATE_HELDOUT[lang][f]) for lang in STATE_TRAIN
+             for f in FACTS] + [(ASK_TRAIN[lang], ASK_HELDOUT[lang]) for lang in ASK_TRAIN]
+    pairs += [(OPENERS_TRAIN[lang], OPENERS_HELDOUT[lang][1:]) for lang in OPENERS_TRAIN]
+    for lang in ASK_ONE:
+        pairs += [(split(v, False), split(v, True)) for v in ASK_ONE[lang].values()]
+    for train, held in pairs:
+        for t in train:
+            for h in held:
+                assert h.lower() not in t.lower(), f"held-out phrasing {h!r} in {t!r}"
 
 
 class Generator:
     """Draws dialogues from the training lists (heldout=False) or the held-out ones."""
 
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0):
+        check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
         self.heldout = heldout
         h = heldout
-        names, pets = list(dict.fromkeys(FIRST_NAMES)), list(dict.fromkeys(PET_NAMES))
-        seen = set(split(names, False)) | set(split(pets, False))
+        seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
         # held-out names: never in a training list, whichever list
-        self.names = [n for n in split(names, h) if not h or n not in seen]
-        self.pet_names = [n for n in split(pets, h) if not h or n not in seen]
+        self.names = [n for n in split(FIRST_NAMES, h) if not h or n not in seen]
+        self.pet_names = [n for n in split(PET_NAMES, h) if not h or n not in seen]
         self.cities = {"fr": split(CITIES_FR, h), "en": split(CITIES_EN, h)}
-        self.state = {lang: {f: split(v, h) for f, v in d.items()} for lang, d in STATE.items()}
-        self.ask = {lang: split(v, h) for lang, v in ASK.items()}
-        self.ask_one = {lang: {f: split(v, h) for f, v in d.items()}
-                        for lang, d in ASK_ONE.items()}
+        self.phr = Phrasings(heldout)
         self.small_talk = {lang: split(v, h) for lang, v in SMALL_TALK.items()}
-        self.repeat = {lang: split(v, h) for lang, v in REPEAT.items()}
-        self.forbidden = set(split(names, True)) | set(split(pets, True))
+        self.forbidden = set(split(FIRST_NAMES, True)) | set(split(PET_NAMES, True))
 
     def name(self, pool: list[str]) -> str:
         r = self.rng
@@ -281,15 +373,10 @@ class Generator:
 
     # --- sentences ---------------------------------------------------------------------------
 
-    def statement(self, lang: str, fact: str, v) -> str:
-        t = self.rng.choice(self.state[lang][fact])
-        if fact == "pet":
-            sp, pet = v
-            if lang == "fr":
-                s, _, m = SPECIES_FR[sp]
-                return t.replace("{s}", s).replace("{m}", m).format(pet)
-            return t.replace("{s}", SPECIES_EN[sp]).format(pet)
-        return t.format(v)
+    def statement(self, lang: str, fact: str) -> str:
+        """A statement template for `fact`: its value is left as {} (a pet's species is filled
+        in), so that case changes and openers never touch a value."""
+        return self.phr.vary(self.rng, self.rng.choice(self.phr.state[lang][fact]), lang)
 
     @staticmethod
     def answer_clause(lang: str, fact: str, v) -> str:
@@ -304,10 +391,10 @@ class Generator:
                        "number": "your favourite number is {}"}}[lang][fact].format(v)
 
     @staticmethod
-    def join(lang: str, parts: list[str]) -> str:
+    def join(lang: str, parts: list[str], capital: bool = True) -> str:
         conj = " et " if lang == "fr" else " and "
         s = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + conj + parts[-1]
-        return s[0].upper() + s[1:]
+        return s[0].upper() + s[1:] if capital else s
 
     def answer(self, lang: str, asked: list[str], known: dict) -> str:
         told = [f for f in asked if f in known]
@@ -316,28 +403,52 @@ class Generator:
         if told:
             out.append(self.join(lang, [self.answer_clause(lang, f, known[f]) for f in told]) + ".")
         if missing:
-            nouns = self.join(lang, [NOUN[lang][f] for f in missing])
-            nouns = nouns[0].lower() + nouns[1:]
+            nouns = self.join(lang, [NOUN[lang][f] for f in missing], capital=False)
             out.append(f"Tu ne m'as pas encore dit {nouns}." if lang == "fr"
                        else f"You haven't told me {nouns} yet.")
         return " ".join(out)
 
+    def opener(self, lang: str, template: str) -> str:
+        o = self.rng.choice(self.phr.openers[lang])
+        return o + decap(template) if o else template
+
+    def end(self, template: str) -> str:
+        r = self.rng
+        if self.phr.noisy and r.random() < 0.15:
+            template = decap(template)
+        return template + (r.choice(ENDS) if self.phr.noisy else r.choice([".", "!"]))
+
     def question(self, lang: str, asked: list[str]) -> str:
         r = self.rng
-        if len(asked) == 1 and r.random() < 0.5:
-            return r.choice(self.ask_one[lang][asked[0]])
-        nouns = self.join(lang, [NOUN[lang][f] for f in asked])
-        return r.choice(self.ask[lang]).format(nouns[0].lower() + nouns[1:])
+        if len(asked) == 1 and r.random() < 0.4:
+            q = r.choice(self.phr.ask_one[lang][asked[0]])
+        else:
+            nouns = self.join(lang, [NOUN[lang][f] for f in asked], capital=False)
+            q = self.phr.vary(r, r.choice(self.phr.ask[lang]), lang).format(nouns)
+        return q
 
     def tell(self, lang: str, told: list[str], facts: dict, first: bool) -> tuple[str, str]:
         r = self.rng
-        clauses = [self.statement(lang, f, facts[f]) for f in told]
-        text = self.join(lang, clauses) + r.choice([".", ".", "!"])
+        parts = [self.statement(lang, f) for f in told]
+        t = parts[0]
+        for p in parts[1:]:
+            j = r.choice(JOINERS[lang])
+            t += j + (capital(p) if j.startswith(".") else p)
+        t = self.end(self.opener(lang, capital(t)))
         if first and r.random() < 0.7:
-            text = r.choice(GREET[lang]) + ", " + text[0].lower() + text[1:]
-        reply = (GREET_BACK[lang].format(facts["name"]) if "name" in told
-                 else r.choice(ACK[lang]))
-        return text, reply
+            t = r.choice(self.phr.greet[lang]) + ", " + decap(t)
+        sp, pet = facts["pet"]
+        t = t.replace("{s}", SPECIES_FR[sp][0] if lang == "fr" else SPECIES_EN[sp])
+        t = t.replace("{m}", SPECIES_FR[sp][2] if lang == "fr" else SPECIES_EN[sp])
+        text = t.format(*[pet if f == "pet" else facts[f] for f in told])
+        reply = []
+        if "name" in told:
+            reply.append(GREET_BACK[lang].format(facts["name"]))
+        others = [self.answer_clause(lang, f, facts[f]) for f in told if f != "name"]
+        if others:
+            noted = r.choice(NOTED[lang]).format(self.join(lang, others, capital=False))
+            reply.append(noted)
+        return text, " ".join(reply)
 
     def copy_exercise(self, lang: str) -> tuple[str, str]:
         """A list of names, numbers and cities to repeat: every reply token is a copy, which
@@ -350,7 +461,7 @@ class Generator:
                          if u < 0.55 else str(r.randint(1, 9999)) if u < 0.8
                          else r.choice(self.cities[lang]))
         text = ", ".join(items)
-        return r.choice(self.repeat[lang]).format(text), text + "."
+        return r.choice(self.phr.repeat[lang]).format(text), text + "."
 
     # --- dialogues ---------------------------------------------------------------------------
 
@@ -384,6 +495,8 @@ class Generator:
         r = self.rng
         todo = FACTS[:]
         r.shuffle(todo)
+        if r.random() < 0.3:  # the acceptance scenario's opening: name and age together
+            todo = ["name", "age"] + [f for f in todo if f not in ("name", "age")]
         plan, known = [], []
         for i in range(n_turns):
             # Most dialogues end with a question; the others with a statement, small talk or a
@@ -392,7 +505,8 @@ class Generator:
             last = i == n_turns - 1 and r.random() < 0.6
             u = r.random()
             if not last and todo and (i == 0 or u < 0.45):
-                k = min(len(todo), r.choice([1, 1, 2, 2, 3]))
+                k = 2 if i == 0 and todo[:2] == ["name", "age"] else \
+                    min(len(todo), r.choice([1, 1, 2, 2, 3]))
                 told, todo = todo[:k], todo[k:]
                 plan.append(("tell", told))
                 known += told
@@ -411,7 +525,7 @@ def main():
     ap.add_argument("--show", type=int, default=3)
     ap.add_argument("--heldout", action="store_true")
     args = ap.parse_args()
-    g = Generator(args.seed, args.heldout)
+    g = Generator(args.seed, args.heldout, 0.5)
     for _ in range(args.show):
         d = g.dialogue(g.rng.randint(2, 8))
         for m in d["messages"]:

@@ -24,13 +24,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_data import FACTS, Generator  # noqa: E402
 
 
-class SessionParams(C.Structure):
-    _fields_ = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
-                ("k_type", C.c_char_p), ("v_type", C.c_char_p), ("backend", C.c_char_p),
-                ("checkpoint_interval", C.c_int64), ("checkpoint_budget_bytes", C.c_uint64),
-                ("op_filter", C.c_char_p), ("cache_dir", C.c_char_p),
-                ("prefill_device", C.c_char_p), ("decode_device", C.c_char_p),
-                ("prefill_min_tokens", C.c_int64), ("repack", C.c_char_p)]
+SESSION_FIELDS = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
+                  ("k_type", C.c_char_p), ("v_type", C.c_char_p), ("backend", C.c_char_p),
+                  ("checkpoint_interval", C.c_int64), ("checkpoint_budget_bytes", C.c_uint64),
+                  ("op_filter", C.c_char_p), ("cache_dir", C.c_char_p),
+                  ("prefill_device", C.c_char_p), ("decode_device", C.c_char_p),
+                  ("prefill_min_tokens", C.c_int64), ("repack", C.c_char_p)]
 
 
 class Message(C.Structure):
@@ -38,8 +37,10 @@ class Message(C.Structure):
 
 
 def structs(api_version: int):
-    """kz_generate_params and kz_generate_result as kazeia.h defines them for `api_version`
-    (version 2 appended fields: a struct returned by value must have the library's size)."""
+    """kz_session_params, kz_generate_params and kz_generate_result as kazeia.h defines them for
+    `api_version` (each version appends fields; a struct returned by value must have the
+    library's size)."""
+    session = list(SESSION_FIELDS)
     params = [("struct_size", C.c_size_t), ("temperature", C.c_float), ("top_k", C.c_int32),
               ("top_p", C.c_float), ("min_p", C.c_float), ("repeat_penalty", C.c_float),
               ("repeat_last_n", C.c_int32), ("presence_penalty", C.c_float),
@@ -54,19 +55,24 @@ def structs(api_version: int):
               ("generated_tokens", C.c_int64), ("ttft_s", C.c_double),
               ("prefill_s", C.c_double), ("decode_s", C.c_double)]
     if api_version >= 2:
-        params += [("tools", C.c_char_p)]
+        params += [("tools", C.c_char_p), ("speculative", C.c_char_p), ("max_draft", C.c_int32)]
         result += [("content", C.c_char_p), ("reasoning", C.c_char_p),
                    ("tool_calls", C.c_void_p), ("n_tool_calls", C.c_size_t),
-                   ("tool_call_malformed", C.c_int32)]
-    return (type("GenerateParams", (C.Structure,), {"_fields_": params}),
-            type("GenerateResult", (C.Structure,), {"_fields_": result}))
+                   ("tool_call_malformed", C.c_int32), ("spec_passes", C.c_int64),
+                   ("spec_drafted", C.c_int64), ("spec_accepted", C.c_int64)]
+    if api_version >= 3:
+        session += [("context_overflow", C.c_int32)]
+        result += [("dropped_messages", C.c_int64)]
+    return tuple(type(name, (C.Structure,), {"_fields_": fields}) for name, fields in
+                 (("SessionParams", session), ("GenerateParams", params),
+                  ("GenerateResult", result)))
 
 
 class Engine:
     def __init__(self, lib: str, model: str, threads: int):
         self.lib = C.CDLL(lib)
         L = self.lib
-        self.GenerateParams, self.GenerateResult = structs(L.kz_api_version())
+        SessionParams, self.GenerateParams, self.GenerateResult = structs(L.kz_api_version())
         L.kz_session_params_default.restype = SessionParams
         L.kz_generate_params_default.restype = self.GenerateParams
         err = C.c_char_p()
@@ -140,7 +146,7 @@ def generator(seed: int, split: str) -> Generator:
     g = Generator(seed, split != "train")
     if split == "names":
         t = Generator(seed, False)
-        g.state, g.ask, g.ask_one, g.small_talk = t.state, t.ask, t.ask_one, t.small_talk
+        g.phr, g.small_talk = t.phr, t.small_talk
     return g
 
 

@@ -10,9 +10,10 @@ PY=/usr/bin/python3   # Debian's python3 with python3-torch and python3-jinja2
 TEMPLATE=../shared/fixtures/templates/qwen3.jinja
 
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat --template "$TEMPLATE" \
-  --out "$RUN" --n-dialogues 16000 --bpe-dialogues 3000 --repeat-rate 0.7 --n-vocab 1024 \
-  --ctx 512 --batch 8 --lr 5e-3 --n-embd 128 --n-layer 2 --n-ff 384 --attn-every 2 \
-  --time-budget 900 --max-steps 100000 --eval-every 50 --ckpt-every 180 --threads 1
+  --out "$RUN" --n-dialogues 24000 --bpe-dialogues 3000 --repeat-rate 0.5 --max-turns 11 \
+  --n-vocab 1024 --ctx 512 --batch 8 --lr 5e-3 --curriculum 0.3 --n-embd 128 --n-layer 2 \
+  --n-ff 384 --attn-every 2 --time-budget 3000 --max-steps 100000 --eval-every 50 \
+  --ckpt-every 240 --threads 1
 for t in f32 q8_0 q4_0; do
   $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
     --name kazeia-chat --template "$TEMPLATE" \

@@ -126,12 +126,18 @@ def main():
     ap.add_argument("--max-turns", type=int, default=12, help="chat: user turns per dialogue")
     ap.add_argument("--repeat-rate", type=float, default=0.5,
                     help="chat: share of the in-between turns that are copy exercises")
+    ap.add_argument("--curriculum", type=float, default=0.0,
+                    help="chat: share of the run over which batches grow from the shortest "
+                         "quarter of the dialogues to all of them (0: all from the start)")
     ap.add_argument("--n-embd", type=int, default=Config.n_embd)
     ap.add_argument("--n-layer", type=int, default=Config.n_layer)
     ap.add_argument("--n-ff", type=int, default=Config.n_ff)
     ap.add_argument("--attn-every", type=int, default=Config.full_attention_interval,
                     help="full_attention_interval: layer il is attention iff (il+1) % N == 0")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--init", default=None,
+                    help="start from this run's ckpt.pt (same configuration; put its "
+                         "tokenizer.json in --out first)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--n-vocab", type=int, default=2048)
     ap.add_argument("--ctx", type=int, default=256)
@@ -168,6 +174,8 @@ def main():
     cfg = Config(n_vocab=len(tok.tokens), n_ctx_train=args.ctx, n_embd=args.n_embd,
                  n_layer=args.n_layer, n_ff=args.n_ff, full_attention_interval=args.attn_every)
     model = Qwen35(cfg)
+    if args.init:
+        model.load_state_dict(torch.load(args.init)["model"])
     log(f"model: {cfg.to_dict()}, {model.n_params()} parameters")
 
     decay, no_decay = [], []
@@ -190,11 +198,15 @@ def main():
             return xb[:, :-1], xb[:, 1:], wb
 
         # batches of dialogues of similar length (little padding): a random run of the
-        # length-sorted list
+        # length-sorted list; with --curriculum, of its shorter part early in the run (short
+        # dialogues are mostly statements, answers and copies: copying is learnt sooner)
         by_len = sorted(range(len(train_seqs)), key=lambda i: len(train_seqs[i][0]))
 
         def next_batch():
-            s0 = int(torch.randint(0, len(by_len) - args.batch + 1, (1,), generator=gen))
+            share = 1.0 if args.curriculum <= 0 else min(1.0, 0.25 + 0.75 * progress /
+                                                         args.curriculum)
+            n = max(args.batch, int(share * len(by_len)))
+            s0 = int(torch.randint(0, n - args.batch + 1, (1,), generator=gen))
             return stack([train_seqs[i] for i in by_len[s0:s0 + args.batch]])
         held32 = sorted(held_seqs[:32], key=lambda e: len(e[0]))
         ev = [stack(held32[i:i + 8]) for i in range(0, 32, 8)]

@@ -18,7 +18,7 @@ import java.util.List;
  */
 public final class MemoryTest {
   private static final String[] TURNS = {
-    "Bonjour, je m'appelle Marie et j'ai 34 ans.",
+    "Bonjour, je m'appelle Juliette et j'ai 34 ans.",
     "Il fait beau aujourd'hui.",
     "Tu te rappelles mon prénom et mon âge ?"
   };
@@ -61,7 +61,7 @@ public final class MemoryTest {
       GenerateResult third = turn(a, history, 2);
       System.out.println("turn 3: " + third.text);
       check(third.stopReason == StopReason.END_OF_TURN, "turn 3 ends its turn");
-      check(answer(third).contains("Marie"), "turn 3 recalls the first name");
+      check(answer(third).contains("Juliette"), "turn 3 recalls the first name");
       check(answer(third).contains("34"), "turn 3 recalls the age");
       check(third.cachedTokens == second.promptTokens,
           "turn 3 reuses the state up to turn 2's prompt: " + third.cachedTokens + " vs "
