@@ -14,8 +14,7 @@ seconds=${1:-30}
 fixtures=${KAZEIA_FIXTURES:-../shared/fixtures}
 build=${KAZEIA_FUZZ_BUILD:-build-fuzz}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
-  -DKAZEIA_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null
+scripts/configure_fuzz.sh "$build"
 cmake --build "$build" -j "$(nproc)" --target pretokenizer_fuzz fuzz_gguf json_fuzz \
   reply_parser_fuzz state_image_fuzz tokenizer_fuzz chat_render_fuzz c_api_fuzz cli_args_fuzz
 

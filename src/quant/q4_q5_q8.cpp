@@ -178,7 +178,12 @@ float quantize_block_q8(const float* x, int8_t* qs) {
   for (int j = 0; j < kQK; ++j) amax = std::max(amax, std::fabs(x[j]));
   const float d = amax / 127;
   const float id = d ? 1.0f / d : 0.0f;
-  for (int j = 0; j < kQK; ++j) qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  for (int j = 0; j < kQK; ++j) {
+    // A NaN (or an infinity, which makes id 0 and x * id NaN) becomes 0: what converting NaN to
+    // an integer gives the reference's code on x86 and ARM, here without undefined behaviour.
+    const float q = std::round(x[j] * id);
+    qs[j] = std::isnan(q) ? 0 : static_cast<int8_t>(q);
+  }
   return d;
 }
 }  // namespace

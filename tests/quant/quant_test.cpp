@@ -111,6 +111,24 @@ TEST(QuantBlocks, Q4_0LargestMagnitudeMapsToZeroQuant) {
   EXPECT_EQ(b.qs[5] & 0xF, 0);
 }
 
+// NaN and infinite inputs: the others keep their quants against the finite maximum; an infinity
+// makes the scale infinite, every quant 0.
+TEST(QuantBlocks, Q8_0NaNAndInfinityQuantizeToZero) {
+  std::vector<float> x(32, 1.0f);
+  x[3] = 127.0f;
+  x[7] = std::nanf("");
+  BlockQ8_0 b;
+  quantize_row(DType::Q8_0, x.data(), &b, 32);
+  EXPECT_EQ(b.d, fp32_to_fp16(1.0f));
+  EXPECT_EQ(b.qs[3], 127);
+  EXPECT_EQ(b.qs[7], 0);
+  EXPECT_EQ(b.qs[0], 1);
+  x[7] = INFINITY;
+  quantize_row(DType::Q8_0, x.data(), &b, 32);
+  EXPECT_TRUE(std::isinf(fp16_to_fp32(b.d)));
+  for (int8_t q : b.qs) EXPECT_EQ(q, 0);
+}
+
 TEST(QuantBlocks, Q8_1SumFieldAndRoundTrip) {
   const std::vector<float> x = gaussian(96, 2);
   BlockQ8_1 b[3];

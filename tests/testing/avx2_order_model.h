@@ -94,8 +94,12 @@ inline float model_q4_5_k(DType t, const uint8_t* w, const uint8_t* a, int64_t n
       sc[s] = a8;
       m[s] = b8;
     }
+    // The quants chosen once, as a pointer: GCC 12.2's C++ front end miscompiles a subscript of
+    // a conditional between two arrays, (q5 ? x5->qs : x4->qs)[e % 32], when UBSan instruments
+    // the index's division: the false arm reads an index that was never computed.
+    const uint8_t* qs = q5 ? x5->qs : x4->qs;
     auto quant = [&](int e) {
-      const uint8_t byte = (q5 ? x5->qs : x4->qs)[32 * (e / 64) + e % 32];
+      const uint8_t byte = qs[32 * (e / 64) + e % 32];
       const int low = (e % 64) < 32 ? byte & 0xF : byte >> 4;
       return q5 ? low | (((x5->qh[e % 32] >> (e / 32)) & 1) << 4) : low;
     };

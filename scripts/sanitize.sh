@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The host test suite under sanitizers (docs/reliability.md, "Sanitizers"):
+# - ASan + UBSan, every report fatal, in build-fuzz: the clang build of scripts/fuzz.sh, whose
+#   library is instrumented already, so only the tests, the CLI and the bindings are compiled
+#   here. Left out: the valgrind test (valgrind cannot run an ASan program).
+# - TSan (build-tsan) over the base and api tests: the thread pool, sessions with worker
+#   threads, one Engine shared by sessions on several threads, cancel and destroy among them.
+# Usage: scripts/sanitize.sh [address|thread]   (both by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+asan_build=${KAZEIA_FUZZ_BUILD:-build-fuzz}
+tsan_build=${KAZEIA_TSAN_BUILD:-build-tsan}
+jobs=$(nproc)
+# A model file truncated under its mapping ends the process with SIGBUS: TSan must let it, not
+# report the signal (tests/api/model_file_test.cpp expects ASan's report, and the bare signal).
+export TSAN_OPTIONS=handle_sigbus=0
+
+if [ "$which" = all ] || [ "$which" = address ]; then
+  scripts/configure_fuzz.sh "$asan_build"
+  cmake --build "$asan_build" -j "$jobs"
+  KAZEIA_REQUIRE_OPENCL=1 ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" \
+    --timeout 1800 -LE valgrind
+fi
+if [ "$which" = all ] || [ "$which" = thread ]; then
+  cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_SANITIZE=thread \
+    -DKAZEIA_BUILD_BENCH=OFF -DKAZEIA_BUILD_JNI=OFF > /dev/null
+  cmake --build "$tsan_build" -j "$jobs" --target test_base test_api
+  ctest --test-dir "$tsan_build" --output-on-failure -j "$jobs" \
+    --timeout 1800 -L "^(base|api)$"
+fi
