@@ -33,6 +33,19 @@ from tokenizer import SPECIAL_TOKENS, Tokenizer, train_bpe  # noqa: E402
 HELDOUT_EVERY = 40  # chapter i is held out iff i % 40 == 20 (30 of 1189 chapters)
 
 
+def open_log(out: str):
+    """The run's logger: each message timestamped, to stdout and appended to OUT/train.log."""
+    logf = open(os.path.join(out, "train.log"), "a")
+
+    def log(msg):
+        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    return log
+
+
 def load_corpus() -> tuple[str, str]:
     """Returns (train_text, heldout_text). One chapter = 'Book N' line, blank line, one verse per
     line ('V text'), blank line."""
@@ -156,13 +169,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "train.log"), "a")
-
-    def log(msg):
-        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
+    log = open_log(args.out)
 
     log(f"args: {vars(args)}")
     if args.corpus == "chat":

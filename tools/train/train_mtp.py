@@ -30,7 +30,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_gguf import load_gguf  # noqa: E402
 from model import NextN, previous_hidden  # noqa: E402
-from train import load_corpus  # noqa: E402
+from train import load_corpus, open_log  # noqa: E402
 
 
 def main():
@@ -56,13 +56,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "train.log"), "a")
-
-    def log(msg):
-        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
+    log = open_log(args.out)
 
     log(f"args: {vars(args)}")
     trunk, existing, tok = load_gguf(args.model)
