@@ -25,8 +25,9 @@
 # each under emulation, no ARM-specific code; the host run covers them), the CLI tests (Cli.*,
 # QuantizeCli.*: they start the aarch64
 # `kazeia` binary as a child process, which needs qemu registered with binfmt_misc) and
-# valgrind (a host tool); LimitsCli.* (they start the binary too) and soak_short (a long
-# conversation: the same code as the host's, ~20x slower emulated). Everything here is emulated:
+# valgrind (a host tool); LimitsCli.* (they start the binary too), soak_short (a long
+# conversation: the same code as the host's, ~20x slower emulated) and ModelFile*.* (a death
+# test that re-executes the binary, and an address-space limit that applies to qemu itself). Everything here is emulated:
 # correctness, not speed.
 #
 # After the build it checks the libraries' run-time dependencies (scripts/check_needed.sh) and
@@ -42,7 +43,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|^Cli\.|^QuantizeCli\.|^LimitsCli\.|^soak_short$'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|Synthetic|^Cli\.|^QuantizeCli\.|^LimitsCli\.|^ModelFile|^soak_short$'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {
