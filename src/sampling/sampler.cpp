@@ -25,6 +25,9 @@ void validate(const SamplingParams& p, int n_vocab) {
     fail("SamplingParams.presence_penalty must be finite (got ", p.presence_penalty, ")");
 }
 
+// Tokens of the repetition window reserved by the constructor (1 MiB).
+constexpr size_t kMaxReservedWindow = size_t(1) << 18;
+
 // splitmix64 (Steele, Lea, Flood 2014): tiny, fast, passes BigCrush, identical everywhere.
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -37,8 +40,11 @@ uint64_t splitmix64(uint64_t& state) {
 
 Sampler::Sampler(const SamplingParams& params, int n_vocab) : params_(params), n_vocab_(n_vocab) {
   validate(params, n_vocab);
-  recent_.reserve(params.repeat_last_n);
-  distinct_.reserve(params.repeat_last_n);
+  // The window's room up front, so decoding does not allocate, but not a window of billions:
+  // a longer one (past any real context) grows as tokens come.
+  const size_t reserved = std::min<size_t>(size_t(params.repeat_last_n), kMaxReservedWindow);
+  recent_.reserve(reserved);
+  distinct_.reserve(reserved);
   cand_.resize(n_vocab);
   weight_.resize(n_vocab);
   reset();
@@ -56,7 +62,7 @@ void Sampler::accept(int32_t token) {
   const size_t window = params_.repeat_last_n;
   if (window == 0) return;
   if (recent_.size() < window) {
-    recent_.push_back(token);  // within the capacity reserved by the constructor
+    recent_.push_back(token);  // within the capacity reserved by the constructor, mostly
   } else {
     recent_[recent_head_] = token;
     recent_head_ = (recent_head_ + 1) % window;
