@@ -56,8 +56,8 @@ void packable_shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Matmul<DType::Q4_0>)->Apply(packable_shapes);
 BENCHMARK(BM_Matmul<DType::Q8_0>)->Apply(packable_shapes);
 BENCHMARK(BM_Matmul<DType::Q4_K>)->Apply(packable_shapes);
-BENCHMARK(BM_Matmul<DType::Q5_K>)->Apply(shapes);
-BENCHMARK(BM_Matmul<DType::Q6_K>)->Apply(shapes);
+BENCHMARK(BM_Matmul<DType::Q5_K>)->Apply(packable_shapes);
+BENCHMARK(BM_Matmul<DType::Q6_K>)->Apply(packable_shapes);
 BENCHMARK(BM_Matmul<DType::F16>)->Apply(shapes);
 BENCHMARK(BM_Matmul<DType::BF16>)->Apply(shapes);
 BENCHMARK(BM_Matmul<DType::F32>)->Apply(shapes);

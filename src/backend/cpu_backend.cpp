@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "kernels/blocked_attention.h"
 #include "kernels/ref/delta_net.h"
 #include "quant/blocks.h"
 
@@ -165,12 +166,20 @@ void CpuBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, 
     return RefBackend::attention(q, kv, pos0, n_tok, n_head, scale, out);
   const int64_t pairs = n_tok * n_head;
   const int64_t work = pairs * (pos0 + n_tok) * kv.head_dim * 2;
-  // The kernel sweeps the cache once for all the heads of a token in its range (a GQA group
-  // shares its K/V rows), so tasks are whole tokens for prompts and, for one token, whole GQA
-  // groups, about two tasks per thread (some balance when a core is busy elsewhere).
   const int group = n_head / kv.n_kv_head;
-  const int64_t grain =
-      n_tok > 1 ? n_head : int64_t(group) * std::max(1, kv.n_kv_head / (2 * n_threads()));
+  if (n_tok > 1) {
+    // A prompt's tasks are whole tiles of the blocked kernel (kernels/blocked_attention.h): the
+    // tokens of one tile of each KV head. Claimed from the last tokens back, so that the
+    // longest (causal) tasks start first and the short ones fill in at the end.
+    const int64_t grain = int64_t(blocked_attention::tile_tokens(group)) * n_head;
+    return split(pairs, grain, work, [&](int64_t b, int64_t e) {
+      f(q, kv, pos0, n_tok, n_head, scale, out, pairs - e, pairs - b);
+    });
+  }
+  // One token: the kernel sweeps the cache once for all the heads in its range (a GQA group
+  // shares its K/V rows), so tasks are whole GQA groups, about two tasks per thread (some
+  // balance when a core is busy elsewhere).
+  const int64_t grain = int64_t(group) * std::max(1, kv.n_kv_head / (2 * n_threads()));
   split(pairs, grain, work,
         [&](int64_t b, int64_t e) { f(q, kv, pos0, n_tok, n_head, scale, out, b, e); });
 }

@@ -1,5 +1,6 @@
 // The fused causal attention kernels (kernels/x86/attention_avx2.cpp,
-// kernels/arm/attention_neon.cpp), written once over an ISA's 8-lane f32 vector: per (query
+// kernels/arm/attention_neon.cpp) for one query token (prompts: kernels/blocked_attention.h, which
+// gives this code's bits), written once over an ISA's 8-lane f32 vector: per (query
 // token, head), one pass over the keys and values in blocks of 16 positions with an online
 // softmax (running max m, running sum l, output accumulator rescaled by e^(m_old - m_new) when
 // the max grows), so no score vector of the context length is stored.

@@ -1,12 +1,15 @@
-// The packed Q4_K kernels (kernel_table.h: PackedMatmul; x86/packed_q4_k_blocks.h) of every
-// variant (x86_test_util.h: AVX2, AVX-512 VNNI, VNNI emulated in AVX2): every output is the Q4_K
-// dot product (computed here exactly, in double, from the file's blocks and the reference's Q8_K
-// activations) to within f32 rounding, gemm equals gemv bit for bit, the VNNI variants give
-// AVX2's bits, and extreme quants do not saturate.
+// The packed Q4_K and Q5_K kernels (kernel_table.h: PackedMatmul; x86/packed_q4_k_blocks.h) of
+// every variant (x86_test_util.h: AVX2, AVX-512 VNNI, VNNI emulated in AVX2): every output is the
+// Q4_K / Q5_K dot product (computed here exactly, in double, from the file's blocks and the
+// reference's Q8_K activations) to within f32 rounding, gemm equals gemv bit for bit, the VNNI
+// variants give AVX2's bits, and extreme quants do not saturate.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "base/half.h"
@@ -19,18 +22,32 @@ namespace {
 
 using testing::Variant;
 
+// The fields of a Q4_K or Q5_K super-block (Q4_K: no fifth bits).
+struct KBlock {
+  uint16_t d, dmin;
+  const uint8_t *scales, *qs, *qh;
+};
+KBlock k_block(DType t, const uint8_t* row, int64_t b) {
+  if (t == DType::Q5_K) {
+    const BlockQ5K& q = reinterpret_cast<const BlockQ5K*>(row)[b];
+    return {q.d, q.dmin, q.scales, q.qs, q.qh};
+  }
+  const BlockQ4K& q = reinterpret_cast<const BlockQ4K*>(row)[b];
+  return {q.d, q.dmin, q.scales, q.qs, nullptr};
+}
+
 // Row r's dot product with a Q8_K row, exactly, and the sum of its terms' magnitudes.
 struct Exact {
   double value = 0, magnitude = 0;
 };
-Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
-  const auto* w = reinterpret_cast<const BlockQ4K*>(w_row);
+Exact exact_dot(DType t, const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
   const auto* a = reinterpret_cast<const BlockQ8K*>(q8k.data());
   Exact e;
   for (int64_t b = 0; b < n / kQK_K; ++b) {
+    const KBlock w = k_block(t, w_row, b);
     uint8_t sc[8], m[8];
     for (int s = 0; s < 8; ++s) {  // spec/quants.md §4.1
-      const uint8_t* p = w[b].scales;
+      const uint8_t* p = w.scales;
       sc[s] = s < 4 ? p[s] & 63 : uint8_t((p[s + 4] & 0xF) | ((p[s - 4] >> 6) << 4));
       m[s] = s < 4 ? p[s + 4] & 63 : uint8_t((p[s + 4] >> 4) | ((p[s] >> 6) << 4));
     }
@@ -39,16 +56,17 @@ Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n
       int64_t sumi = 0, sum_a = 0;
       for (int e = 0; e < 32; ++e) {
         const int idx = 32 * s + e;  // chunk s / 2: low nibbles for even s, high for odd
-        const uint8_t byte = w[b].qs[32 * (s / 2) + e];
-        const int q = s % 2 ? byte >> 4 : byte & 0xF;
+        const uint8_t byte = w.qs[32 * (s / 2) + e];
+        const int fifth = w.qh ? (w.qh[e] >> s & 1) << 4 : 0;  // §4.4
+        const int q = (s % 2 ? byte >> 4 : byte & 0xF) | fifth;
         sumi += q * a[b].qs[idx];
         sum_a += a[b].qs[idx];
       }
       isum += sc[s] * sumi;
       imin += m[s] * sum_a;
     }
-    const double dd = double(fp16_to_fp32(w[b].d)) * a[b].d;
-    const double dm = double(fp16_to_fp32(w[b].dmin)) * a[b].d;
+    const double dd = double(fp16_to_fp32(w.d)) * a[b].d;
+    const double dm = double(fp16_to_fp32(w.dmin)) * a[b].d;
     e.value += dd * double(isum) - dm * double(imin);
     e.magnitude += std::abs(dd * double(isum)) + std::abs(dm * double(imin));
   }
@@ -56,33 +74,35 @@ Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n
 }
 
 // The packed matrix, and the exact value of each output.
-struct PackedQ4K : testing::PackedMatrix {
-  PackedQ4K(const KernelTable& table, std::vector<uint8_t> weights, int64_t rows_, int64_t n_)
-      : PackedMatrix(table, DType::Q4_K, std::move(weights), rows_, n_) {}
+struct PackedK : testing::PackedMatrix {
+  PackedK(const KernelTable& table, DType t, std::vector<uint8_t> weights, int64_t rows_,
+          int64_t n_)
+      : PackedMatrix(table, t, std::move(weights), rows_, n_) {}
   std::vector<uint8_t> q8k(const float* x) const {
     std::vector<uint8_t> a(row_bytes(DType::Q8_K, n));
     ref::quantize_activation(DType::Q8_K, x, a.data(), n);
     return a;
   }
   void expect_exact(float got, int64_t r, const std::vector<uint8_t>& q8k) const {
-    const Exact e = exact_dot(w.data() + r * rb(), q8k, n);
+    const Exact e = exact_dot(type, w.data() + r * rb(), q8k, n);
     // f32 products and one f32 accumulator over n / 256 super-blocks, two terms each.
     const double bound = 1e-6 * double(n / kQK_K + 2) * e.magnitude;
     EXPECT_NEAR(got, e.value, bound) << "row " << r << " n " << n;
   }
 };
 
-class X86PackedQ4K : public ::testing::TestWithParam<Variant> {};
+class X86PackedQ4K : public ::testing::TestWithParam<std::tuple<Variant, DType>> {};
 
 TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  const auto [variant, type] = GetParam();
+  KZ_VARIANT_TABLE_OR_SKIP(variant, table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
-  ASSERT_EQ(table.matmul[static_cast<uint32_t>(DType::Q4_K)].packed.rows, 8);
+  ASSERT_EQ(table.matmul[static_cast<uint32_t>(type)].packed.rows, 8);
   for (int64_t rows : {8, 16, 40}) {
-    for (int64_t n : {256, 512, 17 * 256}) {
+    for (int64_t n : {256, 512, 3 * 256, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
-      const auto w = testing::random_matrix(DType::Q4_K, rows, n, uint32_t(rows + n));
-      const PackedQ4K pk(table, w, rows, n), avx2(*avx2_table, w, rows, n);
+      const auto w = testing::random_matrix(type, rows, n, uint32_t(rows + n));
+      const PackedK pk(table, type, w, rows, n), avx2(*avx2_table, type, w, rows, n);
       const int64_t max_tok = 11;
       const auto x = testing::random_floats(n * max_tok, uint32_t(n) + 5, 2.0f);
       std::vector<uint8_t> acts(pk.act_row() * max_tok);
@@ -114,24 +134,35 @@ TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
   }
 }
 
-// All-15 and all-0 nibbles with the largest scales and mins against activations of +-128 and
-// +-127: no int16 pair sum may saturate, which random rows never reach.
-TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const int64_t rows = 8, n = 512;
-  std::vector<uint8_t> w(row_bytes(DType::Q4_K, n) * rows);
+// All-15 (Q5_K: 31) and all-0 quants with the largest scales and mins against activations of
+// +-128 and +-127: no int16 pair sum may saturate, which random rows never reach.
+template <class Block>
+void fill_extreme(std::vector<uint8_t>& w, int64_t rows, int64_t n, DType t) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t b = 0; b < n / kQK_K; ++b) {
-      auto& blk = reinterpret_cast<BlockQ4K*>(w.data() + r * row_bytes(DType::Q4_K, n))[b];
+      auto& blk = reinterpret_cast<Block*>(w.data() + r * row_bytes(t, n))[b];
       blk.d = fp32_to_fp16(0.5f);
       blk.dmin = fp32_to_fp16(0.25f);
       std::memset(blk.scales, 0xFF, sizeof blk.scales);  // every scale and min 63
       std::memset(blk.qs, r % 2 ? 0xFF : 0x00, sizeof blk.qs);
+      if constexpr (std::is_same_v<Block, BlockQ5K>)
+        std::memset(blk.qh, r % 2 ? 0xFF : 0x00, sizeof blk.qh);
     }
+}
+
+TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
+  const auto [variant, type] = GetParam();
+  KZ_VARIANT_TABLE_OR_SKIP(variant, table);
+  const int64_t rows = 8, n = 512;
+  std::vector<uint8_t> w(row_bytes(type, n) * rows);
+  if (type == DType::Q5_K)
+    fill_extreme<BlockQ5K>(w, rows, n, type);
+  else
+    fill_extreme<BlockQ4K>(w, rows, n, type);
   // The table outlives both matrices (PackedMatrix keeps a reference to its kernels).
   const std::optional<KernelTable> avx2_table = testing::table_for(Variant::kAvx2);
   ASSERT_TRUE(avx2_table.has_value());
-  const PackedQ4K pk(table, w, rows, n), avx2(*avx2_table, w, rows, n);
+  const PackedK pk(table, type, w, rows, n), avx2(*avx2_table, type, w, rows, n);
   for (float sign : {1.0f, -1.0f}) {
     std::vector<float> x(n, sign);
     x[7] = -2 * sign;  // the extreme maps to -128 (or 127): both ends occur
@@ -148,9 +179,13 @@ TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, X86PackedQ4K,
-                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
-                                           Variant::kDpbusdEmulated),
-                         [](const auto& info) { return testing::variant_name(info.param); });
+                         ::testing::Combine(::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
+                                                              Variant::kDpbusdEmulated),
+                                            ::testing::Values(DType::Q4_K, DType::Q5_K)),
+                         [](const auto& info) {
+                           return std::string(testing::variant_name(std::get<0>(info.param))) +
+                                  "_" + std::string(dtype_name(std::get<1>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace kz

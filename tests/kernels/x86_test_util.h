@@ -59,7 +59,7 @@ inline std::optional<KernelTable> table_for(Variant v) {
   if (!f) return std::nullopt;
   KernelTable table = build_kernel_table(*f);
   if (v == Variant::kDpbusdEmulated)
-    for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K})
+    for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
       table.matmul[static_cast<uint32_t>(t)].packed = dpbusd_emulated_packed(t);
   return table;
 }

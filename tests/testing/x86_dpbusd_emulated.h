@@ -1,6 +1,7 @@
-// The VNNI packed Q4_0 / Q8_0 / Q4_K kernels (x86/packed_sums.h: SumsDpbusd) with vpdpbusd emulated
-// exactly in AVX2, so that their packing, offsets and tiles are tested on machines without VNNI
-// (x86_dpbusd_emulated_avx2.cpp, compiled with AVX2 flags).
+// The VNNI packed Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K kernels (x86/packed_sums.h: SumsDpbusd; Q6_K:
+// x86/packed_q6_k_blocks.h: Q6SumsDpbusd) with vpdpbusd emulated exactly in AVX2, so that their
+// packing, offsets and tiles are tested on machines without VNNI (x86_dpbusd_emulated_avx2.cpp,
+// compiled with AVX2 flags).
 #pragma once
 
 #include <cstdint>
@@ -9,8 +10,9 @@
 
 namespace kz::testing {
 
-// The PackedMatmul of the VNNI table for Q4_0, Q8_0 or Q4_K, with the emulated instruction. Call
-// only where the CPU has AVX2, FMA and F16C; on other architectures: rows == 0 (none).
+// The PackedMatmul of the VNNI table for Q4_0, Q8_0, Q4_K, Q5_K or Q6_K, with the emulated
+// instruction. Call only where the CPU has AVX2, FMA and F16C; on other architectures: rows == 0
+// (none).
 PackedMatmul dpbusd_emulated_packed(DType t);
 // How many gemv / gemm calls the emulated kernels have run (tests check that they ran at all).
 int64_t dpbusd_emulated_calls();

@@ -5,6 +5,7 @@
 
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"
+#include "kernels/x86/packed_q6_k_blocks.h"
 #include "kernels/x86/packed_q8_0_blocks.h"
 #endif
 
@@ -74,6 +75,14 @@ PackedMatmul dpbusd_emulated_packed(DType t) {
       return emulated<Q4KTiles<Emu, kTokensAvx512>>(
           "q4_Kx8_q8_K dpbusd_emulated", x86::pack_q4_K_x8, x86::quantize_q8_K_sums__avx2,
           x86::kPackedQ4KActBlockBytes);
+    case DType::Q5_K:
+      return emulated<Q4KTiles<Emu, kTokensAvx512, Q5Quants>>(
+          "q5_Kx8_q8_K dpbusd_emulated", x86::pack_q5_K_x8, x86::quantize_q8_K_sums__avx2,
+          x86::kPackedQ4KActBlockBytes);
+    case DType::Q6_K:
+      return emulated<Q6KTiles<Q6SumsDpbusd<DpbusdEmulated>, kTokensAvx512>>(
+          "q6_Kx8_q8_K dpbusd_emulated", x86::pack_q6_K_x8, x86::quantize_q8_K_sums16__avx2,
+          x86::kPackedQ6KActBlockBytes);
     default:
       return {};
   }

@@ -1,8 +1,9 @@
 // Fused causal attention with AVX2 over an F32, F16 or Q8_0 KV cache: the 8-lane vector
-// operations that kernels/online_attention.h runs its online softmax with (vec8_avx2.h's, and
-// the cache loads and exponential).
+// operations that kernels/online_attention.h (one query token) and kernels/blocked_attention.h
+// (prompts) run their online softmax with (vec8_avx2.h's, and the cache loads and exponential).
 #include <immintrin.h>
 
+#include "kernels/blocked_attention.h"
 #include "kernels/online_attention.h"
 #include "kernels/x86/ops_avx2.h"
 #include "kernels/x86/simd_avx2.h"
@@ -20,6 +21,8 @@ struct Avx2Attention : Avx2Vec8 {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
   }
   static float half(uint16_t h) { return _cvtsh_ss(h); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V exp(V x) { return exp_f32x8(x); }
   static void exp_block(float* s, float m) {
     static_assert(online_attention::kKeyBlock == 16);
     for (int j = 0; j < 16; j += 8)
@@ -31,7 +34,8 @@ struct Avx2Attention : Avx2Vec8 {
 
 void attention__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                      float scale, float* out, int64_t begin, int64_t end) {
-  (void)n_tok;
+  if (n_tok > 1)
+    return blocked_attention::run<Avx2Attention>(q, kv, pos0, n_head, scale, out, begin, end);
   online_attention::run<Avx2Attention>(q, kv, pos0, n_head, scale, out, begin, end);
 }
 

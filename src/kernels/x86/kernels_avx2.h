@@ -28,11 +28,17 @@ extern const uint64_t kPackedActBlockBytes;
 void pack_q4_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q8_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q8_0u_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
-// Packed Q4_K (matmul_packed_q4_k_avx2.cpp): activation super-blocks of kPackedQ4KActBlockBytes
-// per 32 elements (the Q8_K scale, the sub-block sums, the quants).
+// Packed Q4_K and Q5_K (matmul_packed_q4_k_avx2.cpp): activation super-blocks of
+// kPackedQ4KActBlockBytes per 32 elements (the Q8_K scale, the sub-block sums, the quants).
 void quantize_q8_K_sums__avx2(const float* x, void* dst, int64_t n);
 extern const uint64_t kPackedQ4KActBlockBytes;
 void pack_q4_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q5_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+// Packed Q6_K (matmul_packed_q6_k_avx2.cpp): activation super-blocks of kPackedQ6KActBlockBytes
+// per 32 elements (the Q8_K scale, the 16-element sums, the quants).
+void quantize_q8_K_sums16__avx2(const float* x, void* dst, int64_t n);
+extern const uint64_t kPackedQ6KActBlockBytes;
+void pack_q6_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 
 KZ_X86_GEMV(gemv_f32_f32__avx2);
 KZ_X86_GEMV(gemv_f16_f16__avx2);
@@ -53,6 +59,10 @@ KZ_X86_GEMV(gemv_q8_0x8_q8_0__avx2);
 KZ_X86_GEMM(gemm_q8_0x8_q8_0__avx2);
 KZ_X86_GEMV(gemv_q4_Kx8_q8_K__avx2);
 KZ_X86_GEMM(gemm_q4_Kx8_q8_K__avx2);
+KZ_X86_GEMV(gemv_q5_Kx8_q8_K__avx2);
+KZ_X86_GEMM(gemm_q5_Kx8_q8_K__avx2);
+KZ_X86_GEMV(gemv_q6_Kx8_q8_K__avx2);
+KZ_X86_GEMM(gemm_q6_Kx8_q8_K__avx2);
 
 KZ_X86_GEMV(gemv_q4_0_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q4_0_q8_0_4x2__avx512vnni);
@@ -64,6 +74,10 @@ KZ_X86_GEMV(gemv_q8_0ux8_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q8_0ux8_q8_0__avx512vnni);
 KZ_X86_GEMV(gemv_q4_Kx8_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q4_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMV(gemv_q5_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMM(gemm_q5_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMV(gemv_q6_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMM(gemm_q6_Kx8_q8_K__avx512vnni);
 
 #undef KZ_X86_GEMV
 #undef KZ_X86_GEMM

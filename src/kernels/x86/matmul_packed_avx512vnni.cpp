@@ -1,12 +1,13 @@
-// AVX-512 VNNI Q4_0 / Q8_0 / Q4_K matrix products over weights repacked into groups of 8
-// interleaved rows: the packed AVX2 kernels (matmul_packed_avx2.cpp,
-// matmul_packed_q4_k_avx2.cpp) with each 4-byte dot product one vpdpbusd (256-bit, AVX512VL;
-// packed_sums.h). Q8_0's quants are packed as unsigned bytes (+128), so its activation blocks
-// carry 128 times their sums. The same bits as the AVX2 kernels.
+// AVX-512 VNNI Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K matrix products over weights repacked into groups
+// of 8 interleaved rows: the packed AVX2 kernels (matmul_packed_avx2.cpp,
+// matmul_packed_q4_k_avx2.cpp, matmul_packed_q6_k_avx2.cpp) with each 4-byte dot product one
+// vpdpbusd (256-bit, AVX512VL; packed_sums.h). Q8_0's quants are packed as unsigned bytes (+128),
+// so its activation blocks carry 128 times their sums. The same bits as the AVX2 kernels.
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"
+#include "kernels/x86/packed_q6_k_blocks.h"
 #include "kernels/x86/packed_q8_0_blocks.h"
 
 namespace kz::x86 {
@@ -22,6 +23,8 @@ struct Vpdpbusd {
 using TilesQ4_0 = Tiles<Q4_0Weights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
 using TilesQ8_0u = Tiles<Q8_0UnsignedWeights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
 using TilesQ4K = Q4KTiles<SumsDpbusd<Vpdpbusd>, kTokensAvx512>;
+using TilesQ5K = Q4KTiles<SumsDpbusd<Vpdpbusd>, kTokensAvx512, Q5Quants>;
+using TilesQ6K = Q6KTiles<Q6SumsDpbusd<Vpdpbusd>, kTokensAvx512>;
 
 }  // namespace
 
@@ -54,6 +57,24 @@ void gemm_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t 
                                   const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
                                   float* y, int64_t y_stride) {
   packed::gemm<TilesQ4K>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+}
+void gemv_q5_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, int64_t n, float* y) {
+  packed::gemv<TilesQ5K>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q5_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
+                                  float* y, int64_t y_stride) {
+  packed::gemm<TilesQ5K>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+}
+void gemv_q6_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, int64_t n, float* y) {
+  packed::gemv<TilesQ6K>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q6_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                  const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
+                                  float* y, int64_t y_stride) {
+  packed::gemm<TilesQ6K>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
 }  // namespace kz::x86

@@ -22,6 +22,9 @@ void gated_rms_norm__avx2(const float* x, const float* z, const float* w, int64_
 // Fused causal attention with an online softmax over blocks of keys; F32, F16 or Q8_0 K/V.
 void attention__avx2(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                      float scale, float* out, int64_t begin, int64_t end);
+// The same with prompts in 16 lanes (attention_avx512.cpp; AVX-512F, the same bits).
+void attention__avx512(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                       int n_head, float scale, float* out, int64_t begin, int64_t end);
 // Tokens of the gated delta rule (kernels/delta_rule_rows.h).
 void delta_rule__avx2(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
                       const float* beta, float eps, float* state, float* out, int h_begin,

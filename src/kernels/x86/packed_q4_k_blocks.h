@@ -1,6 +1,7 @@
-// What the packed Q4_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
-// matmul_packed_avx512vnni.cpp): the packed super-block of 8 interleaved rows, the activation
-// super-block, the scale unpacking and the tile, over an ISA's sums policy S (packed_sums.h).
+// What the packed Q4_K and Q5_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
+// matmul_packed_avx512vnni.cpp): the packed super-blocks of 8 interleaved rows, the activation
+// super-block, the scale unpacking and the tile, over an ISA's sums policy S (packed_sums.h) and
+// a format's quants Q (Q4Quants, Q5Quants).
 //
 // Per (row, token, super-block), with sumi_s the exact sum of quant * activation over sub-block s
 // and S_s the sum of the activation's quants there:
@@ -32,6 +33,17 @@ struct PackedQ4K {
 };
 static_assert(sizeof(PackedQ4K) == kRows * sizeof(BlockQ4K));
 
+// Q5_K: Q4_K's layout with the fifth bits; qh[i] holds bytes 4i..4i+3 of row r's 32 qh bytes at
+// bytes 4r..4r+3 (bit s: the fifth bit of element 32s + 4i.. of sub-block s), so one vector of
+// them serves the 4 chunks' vectors i.
+struct PackedQ5K {
+  uint16_t d[kRows], dmin[kRows];
+  uint32_t scales[3][kRows];
+  uint8_t qh[8][32];
+  uint8_t qs[4][8][32];
+};
+static_assert(sizeof(PackedQ5K) == kRows * sizeof(BlockQ5K));
+
 // An activation super-block: the Q8_K scale, the sums of each sub-block's quants (int16, pairs
 // of sub-blocks per 32-bit word), the quants; padded to a whole 36 bytes per 32 elements.
 struct ActBlockK {
@@ -48,7 +60,8 @@ static_assert(sizeof(ActBlockK) % (kQK_K / kQK) == 0);
 struct Scales {
   __m256i sc[2], m[2];
 };
-inline Scales unpack_scales(const PackedQ4K& w) {
+template <class Packed>
+Scales unpack_scales(const Packed& w) {
   const __m256i u0 = load_i8x32(w.scales[0]), u1 = load_i8x32(w.scales[1]);
   const __m256i u2 = load_i8x32(w.scales[2]);
   const __m256i six = _mm256_set1_epi32(0x3f3f3f3f), four = _mm256_set1_epi32(0x0f0f0f0f);
@@ -61,44 +74,72 @@ inline Scales unpack_scales(const PackedQ4K& w) {
           {_mm256_and_si256(u1, six), high(_mm256_srli_epi32(u2, 4), u1)}};
 }
 
-// One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
-template <class S, int kMaxTokens = kTokensAvx2>
-struct Q4KTiles {
+// The unsigned quants of chunk j's vector i: lo of sub-block 2j, hi of sub-block 2j + 1.
+// kSumVectors: how many vectors' products SumsMaddubs may sum in int16 (packed_sums.h).
+struct Q4Quants {
   using Packed = PackedQ4K;
+  static constexpr int kSumVectors = 8;
+  static void get(const PackedQ4K& w, int j, int i, __m256i& lo, __m256i& hi) {
+    const __m256i low = _mm256_set1_epi8(0xF);
+    const __m256i v = load_i8x32(w.qs[j][i]);
+    lo = _mm256_and_si256(v, low);
+    hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+  }
+};
+// Fifth bits 2j and 2j + 1 moved to bit 4 (the 16-bit shifts keep bit 4 of each byte within it);
+// quants up to 31: 4 vectors' int16 pair sums at most 8 * 31 * 128.
+struct Q5Quants {
+  using Packed = PackedQ5K;
+  static constexpr int kSumVectors = 4;
+  static void get(const PackedQ5K& w, int j, int i, __m256i& lo, __m256i& hi) {
+    const __m256i low = _mm256_set1_epi8(0xF), bit4 = _mm256_set1_epi8(0x10);
+    const __m256i v = load_i8x32(w.qs[j][i]);
+    const __m256i h = _mm256_srl_epi16(load_i8x32(w.qh[i]), _mm_cvtsi32_si128(2 * j));
+    lo = _mm256_or_si256(_mm256_and_si256(v, low), _mm256_and_si256(_mm256_slli_epi16(h, 4), bit4));
+    hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low),
+                         _mm256_and_si256(_mm256_slli_epi16(h, 3), bit4));
+  }
+};
+
+// One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
+template <class S, int kMaxTokens = kTokensAvx2, class Q = Q4Quants>
+struct Q4KTiles {
+  using Packed = typename Q::Packed;
   static constexpr int64_t kBlock = kQK_K;
   static constexpr int kTokens = kMaxTokens;
   // Adds to isum[t] lane r the scaled sums sc_s * sumi_s of row r over chunk j's two sub-blocks
   // (2j: low nibbles, 2j + 1: high nibbles) with token t.
   template <int NT>
-  static void add_chunk(const PackedQ4K& wb, const ActBlockK* const a[NT], int j, const Scales& s,
+  static void add_chunk(const Packed& wb, const ActBlockK* const a[NT], int j, const Scales& s,
                         __m256i isum[NT]) {
-    const __m256i low = _mm256_set1_epi8(0xF);
-    __m256i lo[NT], hi[NT];
-    for (int t = 0; t < NT; ++t) lo[t] = hi[t] = S::start(0);
-#pragma GCC unroll 1  // as Q4_0Weights; unrolling by 2 or 8 measured within noise (AVX2)
-    for (int i = 0; i < 8; ++i) {
-      const __m256i v = load_i8x32(wb.qs[j][i]);
-      const __m256i ql = _mm256_and_si256(v, low);
-      const __m256i qh = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-      for (int t = 0; t < NT; ++t) {
-        const int8_t* at = a[t]->qs + 64 * j + 4 * i;
-        lo[t] = S::add(lo[t], ql, broadcast_4_bytes(at));
-        hi[t] = S::add(hi[t], qh, broadcast_4_bytes(at + 32));
-      }
-    }
     const int sub = 2 * j % 4;  // byte of sub-block 2j in s.sc[j / 2]
-    for (int t = 0; t < NT; ++t)
-      isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(S::scaled(lo[t], s.sc[j / 2], sub),
-                                                           S::scaled(hi[t], s.sc[j / 2], sub + 1)));
+    for (int i0 = 0; i0 < 8; i0 += Q::kSumVectors) {
+      __m256i lo[NT], hi[NT];
+      for (int t = 0; t < NT; ++t) lo[t] = hi[t] = S::start(0);
+#pragma GCC unroll 1  // as Q4_0Weights; unrolling by 2 or 8 measured within noise (AVX2)
+      for (int i = i0; i < i0 + Q::kSumVectors; ++i) {
+        __m256i q_lo, q_hi;
+        Q::get(wb, j, i, q_lo, q_hi);
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* at = a[t]->qs + 64 * j + 4 * i;
+          lo[t] = S::add(lo[t], q_lo, broadcast_4_bytes(at));
+          hi[t] = S::add(hi[t], q_hi, broadcast_4_bytes(at + 32));
+        }
+      }
+      for (int t = 0; t < NT; ++t)
+        isum[t] =
+            _mm256_add_epi32(isum[t], _mm256_add_epi32(S::scaled(lo[t], s.sc[j / 2], sub),
+                                                       S::scaled(hi[t], s.sc[j / 2], sub + 1)));
+    }
   }
   template <int NT>
-  static void tile(const PackedQ4K* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+  static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
     __m256 acc[NT];
     for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
       prefetch_weights_ahead(w + b, sizeof(Packed));  // a small batch's one pass streams them too
-      const PackedQ4K& wb = w[b];
+      const Packed& wb = w[b];
       const ActBlockK* a[NT];
       for (int t = 0; t < NT; ++t)
         a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;

@@ -7,10 +7,11 @@
 //                  to_f16__avx2); q4_0, q8_0: gemv + gemm_4x2 with the AVX2 Q8_0 converter;
 //                  q4_K, q5_K, q6_K: gemv + gemm_4x1; ops: ops_avx2.h;
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
-//                  q4_K likewise (matmul_packed_q4_k_avx2.cpp)
-//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K with
-//                  vpdpbusd (matmul_packed_avx512vnni.cpp), in tiles of 8 tokens (AVX2's: 4);
-//                  the same bits as __avx2
+//                  q4_K, q5_K, q6_K likewise (matmul_packed_q4_k_avx2.cpp,
+//                  matmul_packed_q6_k_avx2.cpp)
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q5_K,
+//                  q6_K with vpdpbusd (matmul_packed_avx512vnni.cpp), in tiles of 8 tokens
+//                  (AVX2's: 4); the same bits as __avx2
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
@@ -66,6 +67,10 @@ void add_avx2(KernelTable& t) {
              gemv_q8_0x8_q8_0__avx2, gemm_q8_0x8_q8_0__avx2, "q8_0x8_q8_0 avx2");
   set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
              gemv_q4_Kx8_q8_K__avx2, gemm_q4_Kx8_q8_K__avx2, "q4_Kx8_q8_K avx2");
+  set_packed(t, DType::Q5_K, pack_q5_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
+             gemv_q5_Kx8_q8_K__avx2, gemm_q5_Kx8_q8_K__avx2, "q5_Kx8_q8_K avx2");
+  set_packed(t, DType::Q6_K, pack_q6_K_x8, quantize_q8_K_sums16__avx2, kPackedQ6KActBlockBytes,
+             gemv_q6_Kx8_q8_K__avx2, gemm_q6_Kx8_q8_K__avx2, "q6_Kx8_q8_K avx2");
   t.ops = ops_avx2();
 }
 
@@ -82,6 +87,11 @@ void add_avx512vnni(KernelTable& t) {
              "q8_0ux8_q8_0 avx512vnni");
   set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
              gemv_q4_Kx8_q8_K__avx512vnni, gemm_q4_Kx8_q8_K__avx512vnni, "q4_Kx8_q8_K avx512vnni");
+  set_packed(t, DType::Q5_K, pack_q5_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
+             gemv_q5_Kx8_q8_K__avx512vnni, gemm_q5_Kx8_q8_K__avx512vnni, "q5_Kx8_q8_K avx512vnni");
+  set_packed(t, DType::Q6_K, pack_q6_K_x8, quantize_q8_K_sums16__avx2, kPackedQ6KActBlockBytes,
+             gemv_q6_Kx8_q8_K__avx512vnni, gemm_q6_Kx8_q8_K__avx512vnni, "q6_Kx8_q8_K avx512vnni");
+  t.ops.attention = attention__avx512;  // prompts in 16 lanes (AVX-512F), the AVX2 bits
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// Prompt attention with AVX-512 (kernels/blocked_attention.h in 16 lanes: a tile's 16 query rows
+// in one vector): the same operations per row as AVX2's 8 lanes, and an exponential that is
+// x86/simd_avx2.h's exp_f32x8 lane for lane, so the same bits. One query token keeps the AVX2
+// sweep (attention_avx2.cpp), which reading the cache bounds.
+#include <immintrin.h>
+
+#include "kernels/blocked_attention.h"
+#include "kernels/x86/ops_avx2.h"
+
+namespace kz::x86 {
+namespace {
+
+// exp_f32x8's operations on 16 lanes.
+__m512 exp_f32x16(__m512 x) {
+  x = _mm512_min_ps(x, _mm512_set1_ps(88.0f));
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.3365447504019f));
+  const __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+  x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), x);
+  __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.3981999507e-3f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(8.3334519073e-3f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(4.1665795894e-2f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.6666665459e-1f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(5.0000001201e-1f));
+  y = _mm512_fmadd_ps(y, _mm512_mul_ps(x, x), _mm512_add_ps(x, _mm512_set1_ps(1.0f)));
+  const __m512i e =
+      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+}
+
+struct Avx512Attention {
+  using V = __m512;
+  static V zero() { return _mm512_setzero_ps(); }
+  static V splat(float x) { return _mm512_set1_ps(x); }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, V x) { _mm512_storeu_ps(p, x); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(b, c, a); }  // a + b * c, fused
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V exp(V x) { return exp_f32x16(x); }
+  static V load_f16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static V load_i8(const int8_t* p) {
+    return _mm512_cvtepi32_ps(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  }
+  static float half(uint16_t h) { return _cvtsh_ss(h); }
+};
+
+}  // namespace
+
+void attention__avx512(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok,
+                       int n_head, float scale, float* out, int64_t begin, int64_t end) {
+  if (n_tok > 1)
+    return blocked_attention::run<Avx512Attention>(q, kv, pos0, n_head, scale, out, begin, end);
+  attention__avx2(q, kv, pos0, n_tok, n_head, scale, out, begin, end);
+}
+
+}  // namespace kz::x86
