@@ -50,11 +50,14 @@ struct ChatReplayResult {
   std::vector<int64_t> prompt_tokens;    // per turn
   std::vector<double> ttft_reuse_s;      // per turn, with prefix reuse
   std::vector<double> ttft_recompute_s;  // per turn, recomputing the whole history
-  std::vector<int64_t> cached_tokens;    // per turn, with reuse
+  // per turn, the tokens the reuse run computed, as a prompt of their own in an empty session
+  std::vector<double> ttft_alone_s;
+  std::vector<int64_t> cached_tokens;  // per turn, with reuse
 };
 
 // Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with
-// short generated answers), once with prefix reuse and once recomputing every turn.
+// short generated answers), once with prefix reuse and once recomputing every turn; and the
+// new tokens of each turn alone, the bound that reuse approaches.
 // `sp` chooses the devices and threads; its context size is set here.
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
                              SessionParams sp);
@@ -68,8 +71,7 @@ struct SpeculativeBenchResult {
   double pass_cost = 0;  // median time of a verification pass / median time of a plain token
 };
 SpeculativeBenchResult bench_speculative(const std::string& model_path, SessionParams sp,
-                                         SpeculativeParams spec, int n_prompt, int n_gen,
-                                         int reps);
+                                         SpeculativeParams spec, int n_prompt, int n_gen, int reps);
 
 // kazeia bench --configs: A = CPU only, B = `device` for everything (with the op filter),
 // C = prefill on `device`, decode on the CPU; each in a child process (its own peak RSS), with

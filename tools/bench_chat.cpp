@@ -23,7 +23,7 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
                              SessionParams sp) {
   auto engine = Engine::load(model_path);
   sp.n_ctx = int64_t(turns) * (tokens_per_turn + 64) + 256;
-  Session reuse(engine, sp), recompute(engine, sp);
+  Session reuse(engine, sp), recompute(engine, sp), alone(engine, sp);
   GenerateParams gp;
   gp.sampling.temperature = 0.0f;
   gp.max_tokens = 16;
@@ -36,9 +36,12 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
     history.push_back({"user", user_message(engine->tokenizer(), t, tokens_per_turn), ""});
     const GenerateResult a = reuse.generate(history, gp);
     const GenerateResult b = recompute.generate(history, gp_recompute);
+    const auto new_tokens = std::span(reuse.tokens()).subspan(a.cached_tokens, a.prefill_tokens);
+    const GenerateResult c = alone.generate_tokens(new_tokens, gp_recompute);
     out.prompt_tokens.push_back(a.prompt_tokens);
     out.ttft_reuse_s.push_back(a.ttft_s);
     out.ttft_recompute_s.push_back(b.ttft_s);
+    out.ttft_alone_s.push_back(c.ttft_s);
     out.cached_tokens.push_back(a.cached_tokens);
     history.push_back({"assistant", a.text, ""});
   }

@@ -330,13 +330,15 @@ int cmd_bench(int argc, char** argv) {
       std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns,
                   chat_tokens);
       std::printf(
-          "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up |\n");
-      std::printf("|---:|---:|---:|---:|---:|---:|\n");
+          "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
+          "new tokens alone ms | reuse / alone |\n");
+      std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (int t = 0; t < chat_turns; ++t)
-        std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx |\n", t + 1,
+        std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx |\n", t + 1,
                     (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
                     c.ttft_reuse_s[t] * 1e3, c.ttft_recompute_s[t] * 1e3,
-                    c.ttft_recompute_s[t] / c.ttft_reuse_s[t]);
+                    c.ttft_recompute_s[t] / c.ttft_reuse_s[t], c.ttft_alone_s[t] * 1e3,
+                    c.ttft_reuse_s[t] / c.ttft_alone_s[t]);
     }
   }
   return 0;

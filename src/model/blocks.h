@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "backend/backend.h"
 #include "model/scratch.h"
@@ -37,6 +38,8 @@ struct ForwardOutputs {
   bool all_logits = false;
   float* logits = nullptr;
   float* hidden = nullptr;
+  // Recurrent state at positions inside the batch (Model::eval's snapshots), in order.
+  std::span<Checkpoint> snapshots;
 };
 
 struct AttentionDims {

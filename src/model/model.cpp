@@ -33,15 +33,25 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
 template <class Pass>
 void Model::run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
                         bool all_logits, std::vector<float>* logits, std::vector<float>* hidden,
-                        Pass&& pass) const {
+                        std::span<Checkpoint> snapshots, Pass&& pass) const {
   if (tokens.empty()) fail("eval: no tokens to evaluate");
-  if (state.n_past + int64_t(tokens.size()) > state.n_ctx)
+  const int64_t end = state.n_past + int64_t(tokens.size());
+  if (end > state.n_ctx)
     fail("context overflow: ", state.n_past, " tokens in context + ", tokens.size(),
          " new > context size ", state.n_ctx);
+  for (size_t k = 0; k < snapshots.size(); ++k) {
+    const int64_t p = snapshots[k].n_past, prev = k ? snapshots[k - 1].n_past : state.n_past;
+    if (p <= prev || p > end)
+      fail("eval: snapshot position ", p, " not in (", prev, ", ", end, "]");
+    if (snapshots[k].recur.size() != state.recur.size())
+      fail("eval: a snapshot sized for ", snapshots[k].recur.size(), " recurrent layers, not ",
+           state.recur.size());
+  }
   for (int32_t t : tokens)
     if (t < 0 || t >= info_.n_vocab) fail("token id ", t, " out of range [0, ", info_.n_vocab, ")");
   if (logits) logits->resize((all_logits ? tokens.size() : 1) * info_.n_vocab);
   if (hidden) hidden->resize(tokens.size() * info_.n_embd);
+  size_t next_snapshot = 0;
   for (size_t i = 0; i < tokens.size(); i += kMaxBatch) {
     const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - i);
     const bool last = i + n == tokens.size();
@@ -51,6 +61,12 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
     if (logits && (all_logits || last))
       out.logits = logits->data() + (all_logits ? i * info_.n_vocab : 0);
     if (hidden) out.hidden = hidden->data() + i * info_.n_embd;
+    size_t in_batch = 0;
+    while (next_snapshot + in_batch < snapshots.size() &&
+           snapshots[next_snapshot + in_batch].n_past <= state.n_past + int64_t(n))
+      ++in_batch;
+    out.snapshots = snapshots.subspan(next_snapshot, in_batch);
+    next_snapshot += in_batch;
     Backend& be = backend.for_batch(int64_t(n));
     be.begin_batch(int64_t(n));
     // The end of a batch, or an error in it: the state is the host's again, for whichever device
@@ -62,8 +78,8 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
 
 void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
                  std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
-                 std::vector<float>* hidden) const {
-  run_batches(backend, state, tokens, all_logits, &logits, hidden,
+                 std::vector<float>* hidden, std::span<Checkpoint> snapshots) const {
+  run_batches(backend, state, tokens, all_logits, &logits, hidden, snapshots,
               [&](Backend& be, size_t, std::span<const int32_t> batch, const ForwardOutputs& out) {
                 forward(be, state, scratch, batch, out);
               });
@@ -71,7 +87,7 @@ void Model::eval(Backend& backend, SequenceState& state, Scratch& scratch,
 
 void Model::advance(Backend& backend, SequenceState& state, Scratch& scratch,
                     std::span<const int32_t> tokens) const {
-  run_batches(backend, state, tokens, false, nullptr, nullptr,
+  run_batches(backend, state, tokens, false, nullptr, nullptr, {},
               [&](Backend& be, size_t, std::span<const int32_t> batch, const ForwardOutputs& out) {
                 forward(be, state, scratch, batch, out);
               });
@@ -95,7 +111,7 @@ void Model::mtp_eval(Backend& backend, SequenceState& state, Scratch& scratch,
     fail("mtp_eval: ", hidden.size(), " hidden values for ", tokens.size(), " tokens of ",
          info_.n_embd);
   run_batches(
-      backend, state, tokens, all_logits, &logits, mtp_hidden,
+      backend, state, tokens, all_logits, &logits, mtp_hidden, {},
       [&](Backend& be, size_t first, std::span<const int32_t> batch, const ForwardOutputs& out) {
         mtp_forward(be, state, scratch, batch, hidden.data() + first * info_.n_embd, out);
       });

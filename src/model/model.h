@@ -45,10 +45,13 @@ class Model {
   // state.n_past. Writes the logits of the last token ([n_vocab]) or, if all_logits, of every
   // token ([tokens.size()][n_vocab]) to `logits`, and if `hidden` is given, every token's
   // final-normed hidden state ([tokens.size()][n_embd], what the LM head multiplies; the MTP
-  // head's input). Throws if the context would overflow.
+  // head's input). Throws if the context would overflow. Each of `snapshots` (positions n_past
+  // set, increasing, within (state.n_past, state.n_past + tokens.size()]) receives the recurrent
+  // layers' state after that many tokens, its `recur` sized like state.recur: checkpoints taken
+  // without splitting the batch (only the recurrent ops run in segments).
   void eval(Backend& backend, SequenceState& state, Scratch& scratch,
             std::span<const int32_t> tokens, bool all_logits, std::vector<float>& logits,
-            std::vector<float>* hidden = nullptr) const;
+            std::vector<float>* hidden = nullptr, std::span<Checkpoint> snapshots = {}) const;
 
   // Evaluates `tokens` for their effect on the state alone (no output head).
   void advance(Backend& backend, SequenceState& state, Scratch& scratch,
@@ -89,7 +92,7 @@ class Model {
   template <class Pass>
   void run_batches(Backend& backend, SequenceState& state, std::span<const int32_t> tokens,
                    bool all_logits, std::vector<float>* logits, std::vector<float>* hidden,
-                   Pass&& pass) const;
+                   std::span<Checkpoint> snapshots, Pass&& pass) const;
 };
 
 }  // namespace kz

@@ -2,6 +2,7 @@
 // layers; keys, tensors and the forward pass, top to bottom (spec/qwen35.md).
 #include "model/qwen35.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -73,13 +74,15 @@ class Qwen35 final : public Model {
   void read_hparams();
   Qwen35Layer bind_layer(WeightBinder& w, int64_t il, bool recurrent);
   MtpLayer bind_mtp(WeightBinder& w, int64_t il);
-  // One block on the residual stream x[T][n_embd]: mixer and FFN, each with its residual.
-  void layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x,
-             int64_t T) const;
+  // One block on the residual stream x[T][n_embd]: mixer and FFN, each with its residual; a
+  // recurrent layer's state is copied into `snapshots` (positions within the batch) on the way.
+  void layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x, int64_t T,
+             std::span<Checkpoint> snapshots) const;
   void attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
                        const float* a, int64_t T, float* out) const;
   void delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
-                       const float* a, int64_t T, float* out) const;
+                       const float* a, int64_t T, float* out,
+                       std::span<Checkpoint> snapshots) const;
 
   CommonHparams hp_;
   AttentionDims attn_;
@@ -262,11 +265,13 @@ void Qwen35::attention_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
 }
 
 void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s,
-                             const float* a, int64_t T, float* out) const {
+                             const float* a, int64_t T, float* out,
+                             std::span<Checkpoint> snapshots) const {
   const DeltaNet& d = L.dn;
   RecurrentState& rs = st.recur[L.state_index];
-  float* qkv = s.get(kSlotQ, T * dn_.conv_dim());
-  float* conv = s.get(kSlotConv, T * dn_.conv_dim());
+  const int64_t C = dn_.conv_dim();
+  float* qkv = s.get(kSlotQ, T * C);
+  float* conv = s.get(kSlotConv, T * C);
   float* z = s.get(kSlotGate, T * dn_.value_dim());
   float* alpha = s.get(kSlotAlpha, T * dn_.n_v);
   float* b = s.get(kSlotBeta, T * dn_.n_v);
@@ -279,22 +284,44 @@ void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
   be.matmul(d.w_gate, a, T, z);
   be.matmul(d.w_beta, a, T, b);
   be.matmul(d.w_alpha, a, T, alpha);
-  be.ssm_conv(qkv, T, dn_.conv_dim(), d_conv_, d.conv, rs.conv.data(), conv);
-  be.silu(conv, T * dn_.conv_dim());
+  // The conv window and the delta rule carry state from token to token: they run up to each
+  // snapshot position in turn, where save() copies their state; the other ops see the batch whole.
+  auto in_segments = [&](auto&& step, auto&& save) {
+    int64_t t0 = 0;
+    for (Checkpoint& c : snapshots) {
+      const int64_t t1 = c.n_past - st.n_past;
+      if (t1 > t0) step(t0, t1 - t0);
+      t0 = t1;
+      be.sync();  // a device's results are in host memory before the copy
+      save(c.recur[L.state_index]);
+    }
+    if (T > t0) step(t0, T - t0);
+  };
+  in_segments(
+      [&](int64_t t0, int64_t n) {
+        be.ssm_conv(qkv + t0 * C, n, C, d_conv_, d.conv, rs.conv.data(), conv + t0 * C);
+      },
+      [&](RecurrentState& r) { std::copy(rs.conv.begin(), rs.conv.end(), r.conv.begin()); });
+  be.silu(conv, T * C);
   be.delta_net_gates(alpha, b, d.dt_bias, d.a, T, dn_.n_v, decay, strength);
-  be.gated_delta_rule(dn_, T, conv, decay, strength, hp_.eps, rs.ssm.data(), o);
+  in_segments(
+      [&](int64_t t0, int64_t n) {
+        be.gated_delta_rule(dn_, n, conv + t0 * C, decay + t0 * dn_.n_v, strength + t0 * dn_.n_v,
+                            hp_.eps, rs.ssm.data(), o + t0 * dn_.value_dim());
+      },
+      [&](RecurrentState& r) { std::copy(rs.ssm.begin(), rs.ssm.end(), r.ssm.begin()); });
   be.gated_rms_norm(o, z, d.norm, dn_.d_v, T * dn_.n_v, hp_.eps, y);
   be.matmul(d.w_out, y, T, out);
 }
 
 void Qwen35::layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x,
-                   int64_t T) const {
+                   int64_t T, std::span<Checkpoint> snapshots) const {
   const int64_t E = hp_.n_embd;
   float* a = s.get(kSlotNorm, T * E);
   float* m = s.get(kSlotOut, T * E);
   be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
   if (L.recurrent)
-    delta_net_mixer(be, L, st, s, a, T, m);
+    delta_net_mixer(be, L, st, s, a, T, m, snapshots);
   else
     attention_mixer(be, L, st, s, a, T, m);
   be.add(x, m, T * E);
@@ -310,7 +337,7 @@ void Qwen35::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const
   be.get_rows(tok_embd_, tokens, x);
   for (size_t il = 0; il < layers_.size(); ++il) {
     be.at_layer(int64_t(il));
-    layer(be, layers_[il], st, s, x, T);
+    layer(be, layers_[il], st, s, x, T, out.snapshots);
   }
   be.at_layer(-1);
   output_head(be, x, T, E, out_norm_, hp_.eps, output_, out, s);
@@ -331,7 +358,7 @@ void Qwen35::mtp_forward(Backend& be, SequenceState& st, Scratch& s,
   be.rms_norm(hidden, M.hnorm, E, T, hp_.eps, h);
   be.join_halves(e, h, T, E, joined);  // the embedding first: eh_proj's columns 0..E-1 act on it
   be.matmul(M.eh_proj, joined, T, x);
-  layer(be, M.block, st, s, x, T);
+  layer(be, M.block, st, s, x, T, {});
   be.at_layer(-1);
   output_head(be, x, T, E, M.head_norm, hp_.eps, M.head, out, s);
 }

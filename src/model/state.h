@@ -38,6 +38,13 @@ struct SequenceState {
   uint64_t bytes_per_token() const;
 };
 
+// The recurrent layers' state after the first n_past tokens: a sequence's checkpoint
+// (runtime/sequence.h), which Model::eval can also take in the middle of a batch.
+struct Checkpoint {
+  int64_t n_past = 0;
+  std::vector<RecurrentState> recur;
+};
+
 // KV cache element types: f32, f16 or q8_0 (GGUF Q8_0 blocks of 32, so head_dim must be a
 // multiple of 32). The type called `name`; otherwise throws naming `what` (e.g. "--cache-type-k").
 DType parse_kv_cache_type(std::string_view name, std::string_view what);

@@ -7,10 +7,14 @@
 namespace kz {
 namespace {
 
-uint64_t recurrent_bytes(const Checkpoint& c) {
+uint64_t recurrent_bytes(const std::vector<RecurrentState>& recur) {
   uint64_t bytes = 0;
-  for (const auto& r : c.recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
+  for (const auto& r : recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
   return bytes;
+}
+
+uint64_t recurrent_bytes(const Checkpoint& c) {
+  return recurrent_bytes(c.recur);
 }
 
 }  // namespace
@@ -43,29 +47,38 @@ int64_t Sequence::resume(std::span<const int32_t> tokens) {
 void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
                       std::span<const int64_t> boundaries, std::vector<float>& logits,
                       std::vector<float>* hidden) {
-  const int64_t end = state_.n_past + int64_t(tokens.size());
   if (hidden) hidden->clear();
-  std::vector<float> part_hidden;
-  size_t done = 0;
-  while (done < tokens.size()) {
-    // Evaluate up to the next checkpoint position (or the end).
-    int64_t stop = end;
-    if (has_recurrent_layers()) {
-      for (int64_t b : boundaries)
-        if (b > state_.n_past && b < stop) stop = b;
-      if (policy_.interval > 0) {
-        const int64_t next = (state_.n_past / policy_.interval + 1) * policy_.interval;
-        if (next < stop) stop = next;
-      }
-    }
-    const size_t n = size_t(stop - state_.n_past);
-    const auto part = tokens.subspan(done, n);
-    model_.eval(backend, state_, scratch, part, false, logits, hidden ? &part_hidden : nullptr);
-    if (hidden) hidden->insert(hidden->end(), part_hidden.begin(), part_hidden.end());
-    tokens_.insert(tokens_.end(), part.begin(), part.end());
-    done += n;
-    if (stop < end) checkpoint();
+  if (tokens.empty()) return;
+  // The batch stays whole (its weights are read once): the model copies the recurrent state at
+  // the checkpoint positions as it goes.
+  std::vector<Checkpoint> snapshots;
+  for (int64_t p : checkpoint_positions(int64_t(tokens.size()), boundaries)) {
+    snapshots.push_back(take_buffer(snapshots.size()));
+    snapshots.back().n_past = p;
   }
+  model_.eval(backend, state_, scratch, tokens, false, logits, hidden, snapshots);
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
+  for (Checkpoint& c : snapshots) checkpoints_.push_back(std::move(c));
+  evict_over_budget();
+}
+
+std::vector<int64_t> Sequence::checkpoint_positions(int64_t n_tokens,
+                                                    std::span<const int64_t> boundaries) const {
+  std::vector<int64_t> at;
+  if (!has_recurrent_layers()) return at;
+  const int64_t start = state_.n_past, end = start + n_tokens;
+  for (int64_t b : boundaries)
+    if (b > start && b < end) at.push_back(b);
+  if (policy_.interval > 0)
+    for (int64_t p = (start / policy_.interval + 1) * policy_.interval; p < end;
+         p += policy_.interval)
+      at.push_back(p);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  // Only the newest that fit in the budget would be kept (the oldest are dropped first).
+  const uint64_t fit = std::max<uint64_t>(1, policy_.budget_bytes / recurrent_bytes(state_.recur));
+  if (at.size() > fit) at.erase(at.begin(), at.end() - int64_t(fit));
+  return at;
 }
 
 void Sequence::verify(Backend& backend, Scratch& scratch, std::span<const int32_t> tokens,
@@ -97,8 +110,24 @@ uint64_t Sequence::rollback_bytes() const {
 void Sequence::checkpoint() {
   if (!has_recurrent_layers()) return;
   if (!checkpoints_.empty() && checkpoints_.back().n_past == state_.n_past) return;
-  checkpoints_.push_back({state_.n_past, state_.recur});
+  Checkpoint c = take_buffer(0);
+  c.n_past = state_.n_past;
+  for (size_t i = 0; i < c.recur.size(); ++i) {
+    std::copy(state_.recur[i].conv.begin(), state_.recur[i].conv.end(), c.recur[i].conv.begin());
+    std::copy(state_.recur[i].ssm.begin(), state_.recur[i].ssm.end(), c.recur[i].ssm.begin());
+  }
+  checkpoints_.push_back(std::move(c));
   evict_over_budget();
+}
+
+Checkpoint Sequence::take_buffer(size_t pending) {
+  const uint64_t one = recurrent_bytes(state_.recur);
+  if (!checkpoints_.empty() && checkpoint_bytes() + (pending + 1) * one > policy_.budget_bytes) {
+    Checkpoint oldest = std::move(checkpoints_.front());
+    checkpoints_.erase(checkpoints_.begin());
+    return oldest;
+  }
+  return {0, state_.recur};
 }
 
 void Sequence::evict_over_budget() {

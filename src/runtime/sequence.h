@@ -16,12 +16,6 @@
 
 namespace kz {
 
-// The recurrent layers' state after the first n_past tokens.
-struct Checkpoint {
-  int64_t n_past = 0;
-  std::vector<RecurrentState> recur;
-};
-
 struct CheckpointPolicy {
   int64_t interval = 256;                // also checkpoint every N tokens (0: boundaries only)
   uint64_t budget_bytes = 256ull << 20;  // oldest checkpoints are dropped beyond this
@@ -73,7 +67,15 @@ class Sequence {
 
  private:
   bool has_recurrent_layers() const { return !state_.recur.empty(); }
+  // Where append() checkpoints n_tokens new tokens: the boundaries and interval positions within
+  // them, the newest that fit in the budget.
+  std::vector<int64_t> checkpoint_positions(int64_t n_tokens,
+                                            std::span<const int64_t> boundaries) const;
   void evict_over_budget();
+  // Room for one more checkpoint beside `pending` ones being taken: the oldest checkpoint, evicted
+  // now, when they would not fit in the budget (its pages are in memory already: on a VM, faulting
+  // in a fresh 20 MB state took longer than copying it), else a new one.
+  Checkpoint take_buffer(size_t pending);
   void clear_recurrent();
 
   const Model& model_;

@@ -19,6 +19,11 @@
 namespace kz {
 namespace {
 
+// A file of this process's own: CTest runs the cases of one test, one per model, at once.
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/kazeia_" + std::to_string(::getpid()) + "_" + name;
+}
+
 GenerateParams greedy(int max_tokens) {
   return testing::generate_params(max_tokens);
 }
@@ -89,7 +94,7 @@ TEST_P(SessionApi, SavedStateContinuesIdentically) {
   EXPECT_EQ(ra.cached_tokens, rb.cached_tokens);
   EXPECT_GT(rb.cached_tokens, 0);
 
-  const std::string path = ::testing::TempDir() + "/kazeia_state.bin";
+  const std::string path = temp_path("state.bin");
   a.save_state_file(path);
   Session c(engine_, params_);
   c.load_state_file(path);
@@ -120,7 +125,7 @@ TEST_P(SessionApi, AFailedSaveKeepsThePreviousFile) {
   Session a(engine_, params_);
   std::vector<ChatMessage> h = {{"user", "First question", ""}};
   a.generate(h, greedy(4));
-  const std::string path = ::testing::TempDir() + "/kazeia_state_kept.bin";
+  const std::string path = temp_path("state_kept.bin");
   a.save_state_file(path);
   const std::string saved = file_bytes(path);
   ASSERT_FALSE(saved.empty());

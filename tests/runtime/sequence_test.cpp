@@ -8,6 +8,7 @@
 #include <random>
 
 #include "backend/factory.h"
+#include "base/error.h"
 #include "testing/metrics.h"
 #include "testing/reference_logits.h"
 
@@ -110,6 +111,47 @@ TEST_P(PrefixReuse, IntervalCheckpointsWithinBudget) {
   std::vector<float> l;
   seq.append(*backend_, s, a, {}, l);
   EXPECT_LE(seq.checkpoint_count(), 1u);  // a 1-byte budget keeps only the newest
+}
+
+// append() checkpoints inside a batch without splitting it (and across the model's 512-token
+// batches, at the edge between two and after it): each checkpoint holds the recurrent state of
+// evaluating exactly its prefix.
+TEST_P(PrefixReuse, CheckpointsInsideABatchHoldThePrefixState) {
+  const auto a = random_tokens(600, 7);
+  const CheckpointPolicy boundaries_only{0, 1ull << 30};
+  Sequence seq(*model_, 700, DType::F32, DType::F32, boundaries_only);
+  Scratch s;
+  std::vector<float> logits;
+  const std::vector<int64_t> boundaries = {100, 512, 530};
+  seq.append(*backend_, s, a, boundaries, logits);
+  ASSERT_EQ(seq.checkpoint_count(), hybrid() ? 3u : 0u);
+  const auto floats = [](const SharedVector<float>& v) {
+    return std::vector<float>(v.begin(), v.end());
+  };
+  for (const Checkpoint& c : seq.checkpoints()) {
+    SCOPED_TRACE(c.n_past);
+    Sequence prefix(*model_, 700, DType::F32, DType::F32, boundaries_only);
+    prefix.append(*backend_, s, std::span(a).first(c.n_past), {}, logits);
+    ASSERT_EQ(c.recur.size(), prefix.state().recur.size());
+    for (size_t i = 0; i < c.recur.size(); ++i) {
+      EXPECT_LE(rel_rms(floats(c.recur[i].conv), floats(prefix.state().recur[i].conv)),
+                kSameComputation);
+      EXPECT_LE(rel_rms(floats(c.recur[i].ssm), floats(prefix.state().recur[i].ssm)),
+                kSameComputation);
+    }
+  }
+}
+
+TEST_P(PrefixReuse, SnapshotsOutsideTheBatchAreRefused) {
+  SequenceState st = model_->new_state(64, DType::F32, DType::F32);
+  Scratch s;
+  std::vector<float> logits;
+  const auto a = random_tokens(10, 8);
+  std::vector<Checkpoint> past_the_end = {{11, st.recur}};
+  EXPECT_THROW(model_->eval(*backend_, st, s, a, false, logits, nullptr, past_the_end), Error);
+  std::vector<Checkpoint> out_of_order = {{5, st.recur}, {5, st.recur}};
+  EXPECT_THROW(model_->eval(*backend_, st, s, a, false, logits, nullptr, out_of_order), Error);
+  EXPECT_EQ(st.n_past, 0);
 }
 
 // Speculative verification: evaluating the next token and 5 drafts in one batch, then keeping
