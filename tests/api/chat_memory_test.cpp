@@ -33,13 +33,17 @@ class ChatMemory : public ::testing::Test {
  protected:
   void SetUp() override { engine_ = Engine::load(kModel); }
 
-  // Plays turns [0, n) in `s`, appending each answer to `history` as the app does.
-  void play(Session& s, std::vector<ChatMessage>& history, int n) {
+  // Plays turns [0, n) in `s`, appending each answer to `history` as the app does; returns them.
+  std::vector<GenerateResult> play(Session& s, std::vector<ChatMessage>& history, int n,
+                                   const GenerateParams& gp = testing::generate_params(48)) {
+    std::vector<GenerateResult> answers;
     for (int turn = 0; turn < n; ++turn) {
       history.push_back({"user", kTurns[turn], ""});
-      last_ = s.generate(history, testing::generate_params(48));
+      last_ = s.generate(history, gp);
+      answers.push_back(last_);
       history.push_back({"assistant", last_.text, ""});
     }
+    return answers;
   }
 
   std::shared_ptr<Engine> engine_;
@@ -95,6 +99,31 @@ TEST_F(ChatMemory, AStateSavedAfterTurnTwoGivesTheSameTurnThree) {
   EXPECT_EQ(rb.cached_tokens, second_prompt);
   EXPECT_NE(rb.content.find("Juliette"), std::string::npos) << rb.text;
   EXPECT_NE(rb.content.find("34"), std::string::npos) << rb.text;
+}
+
+// The model's MTP (NextN) layer drafts the answers (`--spec mtp`); verification keeps every
+// greedy answer token for token, with the prefix reused from turn to turn, at any draft length.
+TEST_F(ChatMemory, MtpDraftingKeepsEveryAnswer) {
+  ASSERT_TRUE(engine_->model().has_mtp());
+  Session plain(engine_, params_);
+  std::vector<ChatMessage> plain_history;
+  const std::vector<GenerateResult> want = play(plain, plain_history, 3);
+  for (int k : {1, 4, 8}) {
+    SCOPED_TRACE("draft " + std::to_string(k));
+    GenerateParams gp = testing::generate_params(48);
+    gp.speculative.source = DraftSource::Mtp;
+    gp.speculative.max_draft = k;
+    Session s(engine_, params_);
+    std::vector<ChatMessage> history;
+    const std::vector<GenerateResult> got = play(s, history, 3, gp);
+    int64_t accepted = 0;
+    for (size_t turn = 0; turn < got.size(); ++turn) {
+      EXPECT_EQ(got[turn].tokens, want[turn].tokens) << "turn " << turn + 1;
+      EXPECT_EQ(got[turn].cached_tokens, want[turn].cached_tokens) << "turn " << turn + 1;
+      accepted += got[turn].speculative.accepted;
+    }
+    EXPECT_GT(accepted, 0);
+  }
 }
 
 }  // namespace

@@ -211,6 +211,26 @@ TEST(Cli, SpeculativeDecodingKeepsTheOutput) {
   EXPECT_NE(bench.out.find("| 100.0% |"), std::string::npos) << bench.out;
 }
 
+// The same for the chat model's MTP layer over a three-turn conversation (`kazeia chat`: the
+// history rendered again and its prefix reused at every turn).
+TEST(Cli, SpeculativeDecodingKeepsTheChatAnswers) {
+  const std::string model = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
+  const std::string turns = temp_file("spec_chat_turns.txt",
+                                      "Bonjour, je m'appelle Juliette et j'ai 34 ans.\n"
+                                      "Il fait beau aujourd'hui.\n"
+                                      "Tu te rappelles mon prénom et mon âge ?\n");
+  const std::string cmd = "chat -m " + model + " -n 48 --temp 0 < " + turns;
+  const CliResult plain = kazeia(cmd);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("Juliette"), std::string::npos) << plain.out;
+  for (const char* k : {"1", "4", "8"}) {
+    const CliResult spec = kazeia(cmd + " --spec mtp --draft " + k);
+    EXPECT_EQ(spec.code, 0) << spec.err;
+    EXPECT_EQ(spec.out, plain.out) << "--draft " << k;
+  }
+  std::remove(turns.c_str());
+}
+
 TEST(Cli, LogitsMatchTheFixtureFormatAndValues) {
   const auto cases =
       kz::testing::load_reference(kz::testing::fixtures_dir() + "/models/qwen3-tiny-f32.ref.json");

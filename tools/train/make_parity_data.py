@@ -18,6 +18,11 @@ step with the layer's own hidden state of the step before, log p(next token of t
 
     /usr/bin/python3 tools/train/make_parity_data.py --mtp --heldout RUN/heldout.txt \
         --model-file models/kazeia-kjv-q8_0.gguf --out tests/data/kjv_parity_mtp.json
+
+The chat model's (tests/data/chat_parity_mtp.json) is the same on its held-out dialogues
+(train_mtp.py --corpus chat writes them to OUT/heldout.txt), split at special tokens as the
+engine's tokenizer does; `assistant_rows` lists the rows whose target is an assistant token, the
+only ones the layer was trained on.
 """
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_corpus import encode_weighted  # noqa: E402
 from export_gguf import engine_view, load_gguf, load_run  # noqa: E402
 from model import previous_hidden  # noqa: E402
 
@@ -67,11 +73,14 @@ def write_mtp(args) -> None:
     if nextn is None:
         raise SystemExit(f"{args.model_file} has no MTP layer")
     with open(args.heldout) as f:
-        text_ids = tok.encode(f.read())
+        text_ids, weights = encode_weighted(tok, f.read())  # chat text: split at special tokens
     ids, draft = text_ids[:args.n], text_ids[args.n:args.n + args.draft + 1]
     prefill, steps = mtp_logprobs(trunk, nextn, ids, draft)
     print(f"{len(ids)} tokens; mean MTP log-prob {sum(prefill) / len(prefill):.4f}; "
           f"draft {[round(v, 3) for v in steps]}")
+    extra = {}
+    if any(weights):  # chat: the rows whose target is an assistant token, those it learnt
+        extra["assistant_rows"] = [i for i in range(len(ids) - 1) if weights[i + 1]]
     with open(args.out, "w") as f:
         json.dump({"model": args.model_file,
                    "note": "PyTorch (tools/train/model.py NextN, float64) on the weights the "
@@ -82,7 +91,8 @@ def write_mtp(args) -> None:
                            "draft_ids[j] and the trunk's last hidden state (j = 0) or the MTP "
                            "layer's own of step j-1",
                    "ids": ids, "logprobs": [round(v, 7) for v in prefill],
-                   "draft_ids": draft, "draft_logprobs": [round(v, 7) for v in steps]}, f)
+                   "draft_ids": draft, "draft_logprobs": [round(v, 7) for v in steps], **extra},
+                  f)
         f.write("\n")
     print(f"wrote {args.out}")
 

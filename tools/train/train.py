@@ -89,8 +89,18 @@ def prepare(out: str, n_vocab: int, log) -> tuple[Tokenizer, np.ndarray, np.ndar
     return tok, tr, he
 
 
-def prepare_chat(out: str, args, log):
-    """Training and held-out dialogues, rendered and tokenized with loss weights. Returns
+def add_chat_args(ap) -> None:
+    """The dialogue options (prepare_chat's), shared with train_mtp.py."""
+    ap.add_argument("--template", default=None, help="chat: the chat template (Jinja) to render")
+    ap.add_argument("--n-dialogues", type=int, default=40000, help="chat: training dialogues")
+    ap.add_argument("--max-turns", type=int, default=12, help="chat: user turns per dialogue")
+    ap.add_argument("--repeat-rate", type=float, default=0.5,
+                    help="chat: share of the in-between turns that are copy exercises")
+
+
+def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
+    """Training and held-out dialogues, rendered and tokenized with loss weights: with `tok`
+    (a trained model's), or with OUT/tokenizer.json, or with a BPE trained here. Returns
     (tokenizer, train [(ids, weights)], held-out [(ids, weights)])."""
     from chat_corpus import Renderer, encode_weighted, load_template
     from chat_data import Generator
@@ -109,10 +119,12 @@ def prepare_chat(out: str, args, log):
         f"{len(held_texts)} held-out, rendered in {time.time() - t0:.0f}s")
     with open(os.path.join(out, "train_sample.txt"), "w") as f:
         f.write("\n\n".join(train_texts[:20]))
+    with open(os.path.join(out, "heldout.txt"), "w") as f:  # e.g. for make_parity_data.py
+        f.write("".join(held_texts))
     tok_path = os.path.join(out, "tokenizer.json")
-    if os.path.exists(tok_path):
+    if tok is None and os.path.exists(tok_path):
         tok = Tokenizer.load(tok_path)
-    else:  # BPE on the text without its special tokens (they are tokens of their own)
+    if tok is None:  # BPE on the text without its special tokens (they are tokens of their own)
         plain = "".join(train_texts[:args.bpe_dialogues])
         for sp, _ in SPECIAL_TOKENS:
             plain = plain.replace(sp, "\n")
@@ -130,15 +142,41 @@ def prepare_chat(out: str, args, log):
     return tok, enc, [e for e in held if len(e[0]) <= args.ctx + 1]
 
 
+def stack_dialogues(seqs, pad: int):
+    """(x, y, weights) of tokenized dialogues [(ids, weights)]: inputs, next tokens and the next
+    tokens' loss weights, padded with `pad` to the longest dialogue (weight 0)."""
+    n = max(len(ids) for ids, _ in seqs)
+    xb = torch.full((len(seqs), n), pad, dtype=torch.long)
+    wb = torch.zeros(len(seqs), n - 1)
+    for i, (ids, w) in enumerate(seqs):
+        xb[i, :len(ids)] = torch.tensor(ids)
+        wb[i, :len(ids) - 1] = torch.tensor(w[1:])
+    return xb[:, :-1], xb[:, 1:], wb
+
+
+def dialogue_batches(seqs, batch: int, gen: torch.Generator, pad: int):
+    """A sampler of batches of dialogues of similar length (little padding): draw(share) stacks a
+    random run of `batch` dialogues of the length-sorted list, within its shortest `share`."""
+    by_len = sorted(range(len(seqs)), key=lambda i: len(seqs[i][0]))
+
+    def draw(share: float = 1.0):
+        n = max(batch, int(share * len(by_len)))
+        s0 = int(torch.randint(0, n - batch + 1, (1,), generator=gen))
+        return stack_dialogues([seqs[i] for i in by_len[s0:s0 + batch]], pad)
+    return draw
+
+
+def heldout_batches(held_seqs, pad: int):
+    """The held-out evaluation: the first 32 held-out dialogues, by length, in 4 batches of 8."""
+    held32 = sorted(held_seqs[:32], key=lambda e: len(e[0]))
+    return [stack_dialogues(held32[i:i + 8], pad) for i in range(0, 32, 8)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", choices=["kjv", "chat"], default="kjv")
-    ap.add_argument("--template", default=None, help="chat: the chat template (Jinja) to render")
-    ap.add_argument("--n-dialogues", type=int, default=40000, help="chat: training dialogues")
+    add_chat_args(ap)
     ap.add_argument("--bpe-dialogues", type=int, default=8000, help="chat: dialogues for BPE")
-    ap.add_argument("--max-turns", type=int, default=12, help="chat: user turns per dialogue")
-    ap.add_argument("--repeat-rate", type=float, default=0.5,
-                    help="chat: share of the in-between turns that are copy exercises")
     ap.add_argument("--curriculum", type=float, default=0.0,
                     help="chat: share of the run over which batches grow from the shortest "
                          "quarter of the dialogues to all of them (0: all from the start)")
@@ -194,29 +232,14 @@ def main():
     gen = torch.Generator().manual_seed(args.seed)
     if args.corpus == "chat":
         pad = tok.id["<|endoftext|>"]
+        draw = dialogue_batches(train_seqs, args.batch, gen, pad)
 
-        def stack(seqs):  # (x, y, weights), padded to the longest sequence (weight 0)
-            n = max(len(ids) for ids, _ in seqs)
-            xb = torch.full((len(seqs), n), pad, dtype=torch.long)
-            wb = torch.zeros(len(seqs), n - 1)
-            for i, (ids, w) in enumerate(seqs):
-                xb[i, :len(ids)] = torch.tensor(ids)
-                wb[i, :len(ids) - 1] = torch.tensor(w[1:])
-            return xb[:, :-1], xb[:, 1:], wb
-
-        # batches of dialogues of similar length (little padding): a random run of the
-        # length-sorted list; with --curriculum, of its shorter part early in the run (short
-        # dialogues are mostly statements, answers and copies: copying is learnt sooner)
-        by_len = sorted(range(len(train_seqs)), key=lambda i: len(train_seqs[i][0]))
-
-        def next_batch():
+        def next_batch():  # with --curriculum, the shorter dialogues early in the run (short
+            # dialogues are mostly statements, answers and copies: copying is learnt sooner)
             share = 1.0 if args.curriculum <= 0 else min(1.0, 0.25 + 0.75 * progress /
                                                          args.curriculum)
-            n = max(args.batch, int(share * len(by_len)))
-            s0 = int(torch.randint(0, n - args.batch + 1, (1,), generator=gen))
-            return stack([train_seqs[i] for i in by_len[s0:s0 + args.batch]])
-        held32 = sorted(held_seqs[:32], key=lambda e: len(e[0]))
-        ev = [stack(held32[i:i + 8]) for i in range(0, 32, 8)]
+            return draw(share)
+        ev = heldout_batches(held_seqs, pad)
     else:
         train_t = torch.from_numpy(train_ids).long()
         held_t = torch.from_numpy(held_ids).long()

@@ -1,19 +1,31 @@
 #!/usr/bin/python3
-"""Train the multi-token-prediction (MTP, NextN) layer of the bundled KJV model on its frozen
-trunk, for speculative decoding (`kazeia run --spec mtp`).
+"""Train the multi-token-prediction (MTP, NextN) layer of a bundled model on its frozen trunk,
+for speculative decoding (`kazeia run --spec mtp`): the KJV model (default) or, with
+--corpus chat, the chat model.
 
     nice -n 19 env OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/train/train_mtp.py \
         --model models/kazeia-kjv-q8_0.gguf --out /tmp/kazeia-kjv-mtp
 
 The trunk is read from the GGUF file, i.e. the weights the engine runs (Q8_0 dequantized), and
 never changes, so adding the layer (export_gguf.py --base FILE --mtp OUT/mtp.pt) leaves the
-trunk's bytes and everything measured on them as they were. Data: train.py's KJV corpus and
-held-out split, tokenized with the file's own tokenizer. In a window x_0..x_T, MTP row i sees
-x_i and the trunk's final-normed hidden state at i-1 and learns x_{i+1}: token t+2 from
+trunk's bytes and everything measured on them as they were. In a sequence x_0..x_T, MTP row i
+sees x_i and the trunk's final-normed hidden state at i-1 and learns x_{i+1}: token t+2 from
 (h_t, embed(x_{t+1})). The loss is the cross-entropy of rows 1..T-1 (row 0 has no hidden state;
-it still serves as attention context, as in the engine's prompt). Stops after --max-steps or
---time-budget CPU seconds, whichever comes first. Writes mtp.pt, loss.csv, train.log,
-summary.json, heldout.txt.
+it still serves as attention context, as in the engine's prompt).
+
+Data, tokenized with the file's own tokenizer:
+* kjv: train.py's corpus and held-out split, random --ctx-token windows.
+* chat: train.py's generated dialogues (prepare_chat; pass the --n-dialogues, --max-turns,
+  --repeat-rate of the trunk's run to get its very dialogues), rendered with the chat template
+  and split at special tokens as the engine does; batches of whole dialogues of similar length,
+  padded. The loss counts only the rows whose target is an assistant token (encode_weighted's
+  weights): drafting happens while the assistant writes.
+
+Held-out figures: the loss, top-1 accuracy on token t+2, and how often the layer's arg-max
+equals the trunk's own next-token arg-max there (what greedy drafting needs; a proxy for
+acceptance). Stops after --max-steps or --time-budget CPU seconds, whichever comes first.
+Writes mtp.pt, loss.csv, train.log, summary.json, heldout.txt (chat: the held-out dialogues
+rendered, for make_parity_data.py --mtp; also train_sample.txt).
 """
 from __future__ import annotations
 
@@ -30,16 +42,21 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_gguf import load_gguf  # noqa: E402
 from model import NextN, previous_hidden  # noqa: E402
-from train import load_corpus, open_log  # noqa: E402
+from train import (add_chat_args, dialogue_batches, heldout_batches, load_corpus,  # noqa: E402
+                   open_log, prepare_chat)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="models/kazeia-kjv-q8_0.gguf", help="the trunk (GGUF)")
+    ap.add_argument("--corpus", choices=["kjv", "chat"], default="kjv")
+    add_chat_args(ap)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--ctx", type=int, default=256)
-    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--ctx", type=int, default=None,
+                    help="kjv: window length; chat: longer dialogues are left out "
+                         "(default: the trunk's training context)")
+    ap.add_argument("--batch", type=int, default=4, help="windows or dialogues per step")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--min-lr-frac", type=float, default=0.1)
     ap.add_argument("--warmup", type=int, default=20)
@@ -65,12 +82,9 @@ def main():
     for p in trunk.parameters():
         p.requires_grad_(False)
     cfg = trunk.c
-    train_text, held_text = load_corpus()
-    with open(os.path.join(args.out, "heldout.txt"), "w") as f:
-        f.write(held_text)
-    train_t = torch.tensor(tok.encode(train_text), dtype=torch.long)
-    held_t = torch.tensor(tok.encode(held_text), dtype=torch.long)
-    log(f"tokens: train {len(train_t)}, held-out {len(held_t)}")
+    args.ctx = args.ctx or cfg.n_ctx_train
+    gen = torch.Generator().manual_seed(args.seed)
+    next_batch, held = (chat_data if args.corpus == "chat" else kjv_data)(args, tok, gen, log)
 
     nextn = NextN(cfg)
     log(f"mtp layer: {sum(p.numel() for p in nextn.parameters())} parameters")
@@ -79,34 +93,38 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
-    gen = torch.Generator().manual_seed(args.seed)
 
-    def mtp_logits(x):
+    def mtp_logits(x):  # rows 1.. (row i predicts x[i+1]; row 0 has no hidden state)
         with torch.no_grad():  # the frozen trunk
             h = trunk.hidden(x)
-        return nextn(trunk.embed, x, previous_hidden(h))[0]
+        return nextn(trunk.embed, x, previous_hidden(h))[0][:, 1:]
 
-    def loss_of(x):  # rows 1..T-1 predict x[2..T]
-        lg = mtp_logits(x[:, :-1])[:, 1:]
-        return F.cross_entropy(lg.reshape(-1, cfg.n_vocab), x[:, 2:].reshape(-1))
+    def row_losses(x, y):  # rows 1..T-1 of inputs x predict y[:, 1:] = x[2..T]
+        lg = mtp_logits(x)
+        return lg, F.cross_entropy(lg.reshape(-1, cfg.n_vocab), y[:, 1:].reshape(-1),
+                                   reduction="none")
 
-    # Fixed held-out windows, with the trunk's own next-token choice at each position: the MTP
-    # row's arg-max agreeing with it is what greedy drafting needs (a proxy for acceptance).
-    n_eval = min(8, (len(held_t) - 1) // args.ctx)
-    evw = torch.stack([held_t[i * args.ctx:(i + 1) * args.ctx + 1] for i in range(n_eval)])
+    def loss_of(x, y, w):
+        ce = row_losses(x, y)[1]
+        return ce.mean() if w is None else (ce * w[:, 1:].reshape(-1)).sum() / w[:, 1:].sum()
+
+    # The held-out batches with the trunk's own next-token choice at each row: the MTP row's
+    # arg-max agreeing with it is what greedy drafting needs (a proxy for acceptance).
     with torch.no_grad():
-        trunk_next = trunk(evw[:, :-1]).argmax(-1)[:, 1:]
+        held = [(x, y, torch.ones_like(y, dtype=torch.float) if w is None else w,
+               trunk(x).argmax(-1)[:, 1:]) for x, y, w in held]
 
-    def evaluate():
+    def evaluate():  # weighted means over the held-out rows: loss, top-1, trunk agreement
         nextn.eval()
+        tot = torch.zeros(4, dtype=torch.float64)
         with torch.no_grad():
-            lg = mtp_logits(evw[:, :-1])[:, 1:]
-            loss = F.cross_entropy(lg.reshape(-1, cfg.n_vocab), evw[:, 2:].reshape(-1)).item()
-            top = lg.argmax(-1)
-            acc = (top == evw[:, 2:]).float().mean().item()
-            agree = (top == trunk_next).float().mean().item()
+            for x, y, w, trunk_next in held:
+                lg, ce = row_losses(x, y)
+                top, w1 = lg.argmax(-1), w[:, 1:]
+                tot += torch.tensor([(ce * w1.reshape(-1)).sum(), ((top == y[:, 1:]) * w1).sum(),
+                                     ((top == trunk_next) * w1).sum(), w1.sum()])
         nextn.train()
-        return loss, acc, agree
+        return (tot[:3] / tot[3]).tolist()
 
     def save():  # also during the run, so an interrupted one still exports
         torch.save({"config": cfg.to_dict(), "nextn": nextn.state_dict(), "trunk": args.model,
@@ -130,15 +148,14 @@ def main():
                             (1 + math.cos(math.pi * min(1.0, progress))))
         for gr in opt.param_groups:
             gr["lr"] = lr
-        starts = torch.randint(0, len(train_t) - args.ctx - 1, (args.batch,), generator=gen)
-        x = torch.stack([train_t[s:s + args.ctx + 1] for s in starts.tolist()])
-        loss = loss_of(x)
+        x, y, w = next_batch()
+        loss = loss_of(x, y, w)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(nextn.parameters(), 1.0)
         opt.step()
         step += 1
-        seen += args.batch * args.ctx
+        seen += x.numel()  # padded positions included
         ema = loss.item() if ema is None else 0.9 * ema + 0.1 * loss.item()
         ev = ""
         if step % args.eval_every == 0 or step == 1:
@@ -166,6 +183,35 @@ def main():
                    "heldout_loss": hl, "heldout_top1": acc, "trunk_agreement": agree,
                    "params": sum(p.numel() for p in nextn.parameters()), "args": vars(args)},
                   f, indent=1)
+
+
+def kjv_data(args, tok, gen, log):
+    """(next_batch, held-out batches) of the KJV corpus: random windows of --ctx + 1 tokens,
+    and the first 8 held-out windows. A batch is (inputs, next tokens, None: all rows count)."""
+    train_text, held_text = load_corpus()
+    with open(os.path.join(args.out, "heldout.txt"), "w") as f:
+        f.write(held_text)
+    train_t = torch.tensor(tok.encode(train_text), dtype=torch.long)
+    held_t = torch.tensor(tok.encode(held_text), dtype=torch.long)
+    log(f"tokens: train {len(train_t)}, held-out {len(held_t)}")
+
+    def next_batch():
+        starts = torch.randint(0, len(train_t) - args.ctx - 1, (args.batch,), generator=gen)
+        xb = torch.stack([train_t[s:s + args.ctx + 1] for s in starts.tolist()])
+        return xb[:, :-1], xb[:, 1:], None
+    n_eval = min(8, (len(held_t) - 1) // args.ctx)
+    evw = torch.stack([held_t[i * args.ctx:(i + 1) * args.ctx + 1] for i in range(n_eval)])
+    return next_batch, [(evw[:, :-1], evw[:, 1:], None)]
+
+
+def chat_data(args, tok, gen, log):
+    """(next_batch, held-out batches) of the generated dialogues, as train.py --corpus chat
+    builds them; a batch's weights are those of its next tokens (1 on assistant tokens)."""
+    from chat_corpus import DEFAULT_TEMPLATE
+    args.template = args.template or DEFAULT_TEMPLATE
+    _, train_seqs, held_seqs = prepare_chat(args.out, args, log, tok)
+    pad = tok.id["<|endoftext|>"]
+    return dialogue_batches(train_seqs, args.batch, gen, pad), heldout_batches(held_seqs, pad)
 
 
 if __name__ == "__main__":
