@@ -10,6 +10,7 @@
 # With --cpu, SECONDS are CPU seconds of each target's process rather than wall-clock seconds:
 # the long campaigns (docs/reliability.md) then do the same work however busy the machine is; the
 # target is stopped with SIGINT once it has spent them (libFuzzer then exits 72 with its stats).
+# Targets run side by side, one per CPU (KAZEIA_FUZZ_JOBS to choose), each on one thread.
 # Usage: scripts/fuzz.sh [--cpu] [SECONDS] [TARGET...]   (all nine targets by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,8 @@ for t in $targets; do
 done
 fixtures=${KAZEIA_FIXTURES:-../shared/fixtures}
 build=${KAZEIA_FUZZ_BUILD:-build-fuzz}
+jobs=${KAZEIA_FUZZ_JOBS:-$(nproc)}
+case $jobs in '' | *[!0-9]* | 0) echo "fuzz.sh: KAZEIA_FUZZ_JOBS must be a positive number" >&2; exit 2 ;; esac
 
 scripts/configure_fuzz.sh "$build"
 # shellcheck disable=SC2086
@@ -36,10 +39,9 @@ cpu_seconds_of() {  # PID: user + system CPU seconds so far
     "/proc/$1/stat" 2> /dev/null || echo 0
 }
 
-run() {  # NAME SEED_DIR... [libFuzzer flags]
+run_one() {  # NAME SEED_DIR... [libFuzzer flags]
   local name=$1
   shift
-  case " $targets " in *" $name "*) ;; *) return 0 ;; esac
   mkdir -p "$build/corpus-$name"
   local t0=$SECONDS log="$build/$name.log" status=0
   if [ "$cpu_time" = 1 ]; then
@@ -60,9 +62,22 @@ run() {  # NAME SEED_DIR... [libFuzzer flags]
   if [ "$status" -ne 0 ]; then
     tail -40 "$log" >&2
     echo "fuzz: $name failed (exit $status); the log is $log, the input in $build" >&2
-    exit 1
+    return 1
   fi
   echo "fuzz: $name ran $((SECONDS - t0)) s, no crash"
+}
+
+failed=0
+wait_one() {  # waits for a background target; returns 1 when none is left
+  local status=0
+  wait -n || status=$?
+  [ "$status" -eq 127 ] && return 1  # no child left
+  [ "$status" -eq 0 ] || failed=1
+}
+run() {  # NAME ...: run_one in the background once fewer than $jobs targets are running
+  case " $targets " in *" $1 "*) ;; *) return 0 ;; esac
+  while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait_one; done
+  run_one "$@" &
 }
 run pretokenizer_fuzz ../tests/fuzz/corpus/pretokenizer
 gguf_seeds=$(realpath -e "$fixtures/vocab")  # a missing folder fails here, not silently below
@@ -74,3 +89,5 @@ run tokenizer_fuzz ../tests/fuzz/corpus/tokenizer
 run chat_render_fuzz ../tests/fuzz/corpus/chat_render
 run c_api_fuzz ../tests/fuzz/corpus/c_api
 run cli_args_fuzz ../tests/fuzz/corpus/cli_args
+while wait_one; do :; done
+[ "$failed" = 0 ] || { echo "fuzz: a target failed (above)" >&2; exit 1; }

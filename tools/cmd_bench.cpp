@@ -101,14 +101,16 @@ int cmd_bench(int argc, char** argv) {
   int n_prompt = 512, n_gen = 128, reps = 5, chat_turns = 0, chat_tokens = 200;
   bool roofline = false, profile = false;
   std::string configs, marker;
-  ArgParser p("kazeia bench",
-              "Measure prompt processing (pp: the prompt as one batch) and token generation (tg: "
-              "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
-              "-d (tokens already in the cache, not timed). pp rows also give the time to first "
-              "token (ms). --chat N replays an N-turn conversation with and without prefix reuse. "
-              "--spec S generates -n tokens greedily with and without speculative decoding, "
-              "alternating, -r runs each; S = replay drafts the model's own greedy continuation "
-              "(full acceptance), which measures the cost of verification itself.");
+  ArgParser p(
+      "kazeia bench",
+      "Measure prompt processing (pp: the prompt as one batch) and token generation (tg: "
+      "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
+      "-d (tokens already in the cache, not timed). pp rows also give the time to first "
+      "token (ms). --chat N replays an N-turn conversation -r times, with and without prefix "
+      "reuse (medians). "
+      "--spec S generates -n tokens greedily with and without speculative decoding, "
+      "alternating, -r runs each; S = replay drafts the model's own greedy continuation "
+      "(full acceptance), which measures the cost of verification itself.");
   engine.declare(p);
   p.add("--models", "LIST", "comma-separated model files (in addition to -m)", &models_text);
   p.add("-p,--n-prompt", "N", "prompt tokens for pp (default 512; 0 = skip)", &n_prompt);
@@ -185,7 +187,7 @@ int cmd_bench(int argc, char** argv) {
       SequenceState st = engine.new_state(*model, n_ctx);
       if (depth > 0)
         model->eval(inner, st, scratch, bench_tokens(depth, model->info().n_vocab), false, logits);
-      const std::vector<RecurrentState> recur_at_depth = st.recur;
+      const RecurrentStates recur_at_depth = st.recur;
       auto start_at_depth = [&] {
         st.n_past = depth;
         st.recur = recur_at_depth;
@@ -325,20 +327,33 @@ int cmd_bench(int argc, char** argv) {
 
   if (chat_turns > 0) {
     for (const auto& path : models) {
-      const ChatReplayResult c =
-          replay_chat(path, chat_turns, chat_tokens, engine.session_params());
-      std::printf("\nchat replay: %s, %d turns of ~%d tokens\n", path.c_str(), chat_turns,
-                  chat_tokens);
+      // -r replays, each in a fresh engine; per turn the medians over the replays, and the
+      // median of each replay's own ratios (the load of a shared machine falls on both sides).
+      std::vector<ChatReplayResult> runs;
+      for (int r = 0; r < reps; ++r)
+        runs.push_back(replay_chat(path, chat_turns, chat_tokens, engine.session_params()));
+      std::printf("\nchat replay: %s, %d turns of ~%d tokens, medians of %d replays\n",
+                  path.c_str(), chat_turns, chat_tokens, reps);
       std::printf(
           "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
           "new tokens alone ms | reuse / alone |\n");
       std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-      for (int t = 0; t < chat_turns; ++t)
-        std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx |\n", t + 1,
-                    (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
-                    c.ttft_reuse_s[t] * 1e3, c.ttft_recompute_s[t] * 1e3,
-                    c.ttft_recompute_s[t] / c.ttft_reuse_s[t], c.ttft_alone_s[t] * 1e3,
-                    c.ttft_reuse_s[t] / c.ttft_alone_s[t]);
+      for (int t = 0; t < chat_turns; ++t) {
+        auto median = [&](auto of) {
+          std::vector<double> v;
+          for (const ChatReplayResult& c : runs) v.push_back(of(c));
+          return median_of(v);
+        };
+        const ChatReplayResult& c = runs.front();
+        std::printf(
+            "| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx |\n", t + 1,
+            (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
+            median([&](const auto& r) { return r.ttft_reuse_s[t]; }) * 1e3,
+            median([&](const auto& r) { return r.ttft_recompute_s[t]; }) * 1e3,
+            median([&](const auto& r) { return r.ttft_recompute_s[t] / r.ttft_reuse_s[t]; }),
+            median([&](const auto& r) { return r.ttft_alone_s[t]; }) * 1e3,
+            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_alone_s[t]; }));
+      }
     }
   }
   return 0;

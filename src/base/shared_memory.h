@@ -34,7 +34,10 @@ namespace shared_memory {
 
 constexpr size_t kAlignment = 4096;
 
-void* allocate(uint64_t bytes);
+// With `on_huge_pages`, on 2 MiB pages where the system offers them (base/huge_pages.h): for
+// buffers used whole, never for the K/V caches, which a short conversation touches only the
+// start of.
+void* allocate(uint64_t bytes, bool on_huge_pages = false);
 void release(void* base);
 // The allocation that holds all of [p, p + bytes); nullopt when p is not in shared memory (or the
 // range runs past its allocation's end).
@@ -45,24 +48,31 @@ void remove_listener(SharedMemoryListener* listener);
 }  // namespace shared_memory
 
 // A std::allocator over shared memory, for std::vector.
-template <class T>
+template <class T, bool kHugePages = false>
 struct SharedAllocator {
   using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = SharedAllocator<U, kHugePages>;
+  };
   SharedAllocator() = default;
   template <class U>
-  SharedAllocator(const SharedAllocator<U>&) {}
+  SharedAllocator(const SharedAllocator<U, kHugePages>&) {}
   T* allocate(size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
-    return static_cast<T*>(shared_memory::allocate(n * sizeof(T)));
+    return static_cast<T*>(shared_memory::allocate(n * sizeof(T), kHugePages));
   }
   void deallocate(T* p, size_t) { shared_memory::release(p); }
   template <class U>
-  bool operator==(const SharedAllocator<U>&) const {
+  bool operator==(const SharedAllocator<U, kHugePages>&) const {
     return true;
   }
 };
 
 template <class T>
 using SharedVector = std::vector<T, SharedAllocator<T>>;
+// On huge pages where offered (shared_memory::allocate).
+template <class T>
+using HugeSharedVector = std::vector<T, SharedAllocator<T, true>>;
 
 }  // namespace kz

@@ -81,11 +81,7 @@ SequenceState make_state(int64_t n_ctx, DType k_type, DType v_type, int n_attn, 
     c.k.assign(k_bytes, 0);
     c.v.assign(v_bytes, 0);
   }
-  st.recur.resize(n_recur);
-  for (auto& r : st.recur) {
-    r.conv.assign(conv_floats, 0.0f);
-    r.ssm.assign(ssm_floats, 0.0f);
-  }
+  st.recur = RecurrentStates(n_recur, conv_floats, ssm_floats);
   return st;
 }
 

@@ -43,9 +43,9 @@ void Model::run_batches(Backend& backend, SequenceState& state, std::span<const 
     const int64_t p = snapshots[k].n_past, prev = k ? snapshots[k - 1].n_past : state.n_past;
     if (p <= prev || p > end)
       fail("eval: snapshot position ", p, " not in (", prev, ", ", end, "]");
-    if (snapshots[k].recur.size() != state.recur.size())
-      fail("eval: a snapshot sized for ", snapshots[k].recur.size(), " recurrent layers, not ",
-           state.recur.size());
+    if (snapshots[k].recur.bytes() != state.recur.bytes())
+      fail("eval: a snapshot of ", snapshots[k].recur.bytes(), " bytes of recurrent state, not ",
+           state.recur.bytes());
   }
   for (int32_t t : tokens)
     if (t < 0 || t >= info_.n_vocab) fail("token id ", t, " out of range [0, ", info_.n_vocab, ")");

@@ -268,7 +268,8 @@ void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
                              const float* a, int64_t T, float* out,
                              std::span<Checkpoint> snapshots) const {
   const DeltaNet& d = L.dn;
-  RecurrentState& rs = st.recur[L.state_index];
+  const std::span<float> conv_state = st.recur.conv(L.state_index),
+                         ssm_state = st.recur.ssm(L.state_index);
   const int64_t C = dn_.conv_dim();
   float* qkv = s.get(kSlotQ, T * C);
   float* conv = s.get(kSlotConv, T * C);
@@ -293,23 +294,23 @@ void Qwen35::delta_net_mixer(Backend& be, const Qwen35Layer& L, SequenceState& s
       if (t1 > t0) step(t0, t1 - t0);
       t0 = t1;
       be.sync();  // a device's results are in host memory before the copy
-      save(c.recur[L.state_index]);
+      save(c.recur);
     }
     if (T > t0) step(t0, T - t0);
   };
   in_segments(
       [&](int64_t t0, int64_t n) {
-        be.ssm_conv(qkv + t0 * C, n, C, d_conv_, d.conv, rs.conv.data(), conv + t0 * C);
+        be.ssm_conv(qkv + t0 * C, n, C, d_conv_, d.conv, conv_state.data(), conv + t0 * C);
       },
-      [&](RecurrentState& r) { std::copy(rs.conv.begin(), rs.conv.end(), r.conv.begin()); });
+      [&](RecurrentStates& r) { std::ranges::copy(conv_state, r.conv(L.state_index).begin()); });
   be.silu(conv, T * C);
   be.delta_net_gates(alpha, b, d.dt_bias, d.a, T, dn_.n_v, decay, strength);
   in_segments(
       [&](int64_t t0, int64_t n) {
         be.gated_delta_rule(dn_, n, conv + t0 * C, decay + t0 * dn_.n_v, strength + t0 * dn_.n_v,
-                            hp_.eps, rs.ssm.data(), o + t0 * dn_.value_dim());
+                            hp_.eps, ssm_state.data(), o + t0 * dn_.value_dim());
       },
-      [&](RecurrentState& r) { std::copy(rs.ssm.begin(), rs.ssm.end(), r.ssm.begin()); });
+      [&](RecurrentStates& r) { std::ranges::copy(ssm_state, r.ssm(L.state_index).begin()); });
   be.gated_rms_norm(o, z, d.norm, dn_.d_v, T * dn_.n_v, hp_.eps, y);
   be.matmul(d.w_out, y, T, out);
 }

@@ -4,10 +4,26 @@
 
 namespace kz {
 
+RecurrentStates::RecurrentStates(int n_layers, int64_t conv_floats, int64_t ssm_floats)
+    : n_layers_(n_layers),
+      conv_floats_(conv_floats),
+      ssm_floats_(ssm_floats),
+      data_(size_t(n_layers) * size_t(conv_floats + ssm_floats), 0.0f) {}
+
+std::span<const float> RecurrentStates::conv(size_t layer) const {
+  return const_cast<RecurrentStates*>(this)->conv(layer);
+}
+
+std::span<float> RecurrentStates::ssm(size_t layer) {
+  return {layer_start(layer) + conv_floats_, size_t(ssm_floats_)};
+}
+
+std::span<const float> RecurrentStates::ssm(size_t layer) const {
+  return const_cast<RecurrentStates*>(this)->ssm(layer);
+}
+
 uint64_t SequenceState::fixed_bytes() const {
-  uint64_t bytes = 0;
-  for (const auto& r : recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
-  return bytes;
+  return recur.bytes();
 }
 
 uint64_t SequenceState::bytes_per_token() const {

@@ -18,7 +18,7 @@ const uint8_t* DerivedWeights::get(const void* kind, uint64_t size,
   if (const uint8_t* bytes = find(kind, count)) return bytes;  // made while we waited
   if (count == kMaxKinds) fail("derived weights: more than ", kMaxKinds, " kinds for one matrix");
   Entry& e = entries_[count];
-  e.bytes = std::make_unique_for_overwrite<uint8_t[]>(size);
+  e.bytes = huge_pages::allocate(size);
   make(e.bytes.get());
   e.kind = kind;
   count_.store(count + 1, std::memory_order_release);

@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 
+#include "base/huge_pages.h"
+
 namespace kz {
 
 class DerivedWeights {
@@ -21,7 +23,7 @@ class DerivedWeights {
   static constexpr int kMaxKinds = 4;  // kernel tables per matrix in one process (tests: a few)
   struct Entry {
     const void* kind = nullptr;
-    std::unique_ptr<uint8_t[]> bytes;
+    huge_pages::Bytes bytes;  // read by every token: on huge pages where offered
   };
   const uint8_t* find(const void* kind, int count) const;
 

@@ -5,20 +5,6 @@
 #include "base/error.h"
 
 namespace kz {
-namespace {
-
-uint64_t recurrent_bytes(const std::vector<RecurrentState>& recur) {
-  uint64_t bytes = 0;
-  for (const auto& r : recur) bytes += (r.conv.size() + r.ssm.size()) * sizeof(float);
-  return bytes;
-}
-
-uint64_t recurrent_bytes(const Checkpoint& c) {
-  return recurrent_bytes(c.recur);
-}
-
-}  // namespace
-
 Sequence::Sequence(const Model& model, int64_t n_ctx, DType k_type, DType v_type,
                    CheckpointPolicy policy)
     : model_(model), policy_(policy), state_(model.new_state(n_ctx, k_type, v_type)) {}
@@ -30,7 +16,10 @@ int64_t Sequence::resume(std::span<const int32_t> tokens) {
   int64_t keep = common;
   if (has_recurrent_layers() && keep < state_.n_past) {
     // Checkpoints past the common prefix describe another continuation: drop them.
-    while (!checkpoints_.empty() && checkpoints_.back().n_past > keep) checkpoints_.pop_back();
+    while (!checkpoints_.empty() && checkpoints_.back().n_past > keep) {
+      recycle(std::move(checkpoints_.back()));
+      checkpoints_.pop_back();
+    }
     if (checkpoints_.empty()) {
       keep = 0;
       clear_recurrent();
@@ -76,7 +65,7 @@ std::vector<int64_t> Sequence::checkpoint_positions(int64_t n_tokens,
   std::sort(at.begin(), at.end());
   at.erase(std::unique(at.begin(), at.end()), at.end());
   // Only the newest that fit in the budget would be kept (the oldest are dropped first).
-  const uint64_t fit = std::max<uint64_t>(1, policy_.budget_bytes / recurrent_bytes(state_.recur));
+  const uint64_t fit = std::max<uint64_t>(1, policy_.budget_bytes / state_.recur.bytes());
   if (at.size() > fit) at.erase(at.begin(), at.end() - int64_t(fit));
   return at;
 }
@@ -104,7 +93,7 @@ void Sequence::keep_verified(Backend& backend, Scratch& scratch, int64_t n) {
 }
 
 uint64_t Sequence::rollback_bytes() const {
-  return recurrent_bytes(before_verify_);
+  return before_verify_.recur.bytes();
 }
 
 void Sequence::checkpoint() {
@@ -112,16 +101,18 @@ void Sequence::checkpoint() {
   if (!checkpoints_.empty() && checkpoints_.back().n_past == state_.n_past) return;
   Checkpoint c = take_buffer(0);
   c.n_past = state_.n_past;
-  for (size_t i = 0; i < c.recur.size(); ++i) {
-    std::copy(state_.recur[i].conv.begin(), state_.recur[i].conv.end(), c.recur[i].conv.begin());
-    std::copy(state_.recur[i].ssm.begin(), state_.recur[i].ssm.end(), c.recur[i].ssm.begin());
-  }
+  c.recur = state_.recur;  // same size: a copy, no allocation
   checkpoints_.push_back(std::move(c));
   evict_over_budget();
 }
 
 Checkpoint Sequence::take_buffer(size_t pending) {
-  const uint64_t one = recurrent_bytes(state_.recur);
+  if (!spare_.empty()) {
+    Checkpoint c{0, std::move(spare_.back())};
+    spare_.pop_back();
+    return c;
+  }
+  const uint64_t one = state_.recur.bytes();
   if (!checkpoints_.empty() && checkpoint_bytes() + (pending + 1) * one > policy_.budget_bytes) {
     Checkpoint oldest = std::move(checkpoints_.front());
     checkpoints_.erase(checkpoints_.begin());
@@ -130,13 +121,22 @@ Checkpoint Sequence::take_buffer(size_t pending) {
   return {0, state_.recur};
 }
 
+void Sequence::recycle(Checkpoint&& c) {
+  RecurrentStates buffer = std::move(c.recur);  // no longer counted by checkpoint_bytes()
+  if (checkpoint_bytes() + spare_bytes() + buffer.bytes() <= policy_.budget_bytes)
+    spare_.push_back(std::move(buffer));
+}
+
 void Sequence::evict_over_budget() {
   // Keep at least the newest checkpoint, whatever the budget.
-  while (checkpoints_.size() > 1 && checkpoint_bytes() > policy_.budget_bytes)
+  while (checkpoints_.size() > 1 && checkpoint_bytes() > policy_.budget_bytes) {
+    recycle(std::move(checkpoints_.front()));
     checkpoints_.erase(checkpoints_.begin());
+  }
 }
 
 void Sequence::reset() {
+  for (Checkpoint& c : checkpoints_) recycle(std::move(c));
   checkpoints_.clear();
   tokens_.clear();
   state_.n_past = 0;
@@ -144,23 +144,27 @@ void Sequence::reset() {
 }
 
 void Sequence::clear_recurrent() {
-  for (auto& r : state_.recur) {
-    std::fill(r.conv.begin(), r.conv.end(), 0.0f);
-    std::fill(r.ssm.begin(), r.ssm.end(), 0.0f);
-  }
+  state_.recur.clear();
 }
 
 void Sequence::replace(SequenceState state, std::vector<int32_t> tokens,
                        std::vector<Checkpoint> checkpoints) {
   state_ = std::move(state);
   tokens_ = std::move(tokens);
+  spare_.clear();  // the restored checkpoints take the budget
   checkpoints_ = std::move(checkpoints);
   checkpoint();
 }
 
 uint64_t Sequence::checkpoint_bytes() const {
   uint64_t bytes = 0;
-  for (const auto& c : checkpoints_) bytes += recurrent_bytes(c);
+  for (const auto& c : checkpoints_) bytes += c.recur.bytes();
+  return bytes;
+}
+
+uint64_t Sequence::spare_bytes() const {
+  uint64_t bytes = 0;
+  for (const auto& r : spare_) bytes += r.bytes();
   return bytes;
 }
 

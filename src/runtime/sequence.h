@@ -64,6 +64,8 @@ class Sequence {
   const std::vector<Checkpoint>& checkpoints() const { return checkpoints_; }
   uint64_t checkpoint_bytes() const;
   size_t checkpoint_count() const { return checkpoints_.size(); }
+  // Buffers of dropped checkpoints kept for the next ones; with the checkpoints, within the budget.
+  uint64_t spare_bytes() const;
 
  private:
   bool has_recurrent_layers() const { return !state_.recur.empty(); }
@@ -72,10 +74,13 @@ class Sequence {
   std::vector<int64_t> checkpoint_positions(int64_t n_tokens,
                                             std::span<const int64_t> boundaries) const;
   void evict_over_budget();
-  // Room for one more checkpoint beside `pending` ones being taken: the oldest checkpoint, evicted
-  // now, when they would not fit in the budget (its pages are in memory already: on a VM, faulting
-  // in a fresh 20 MB state took longer than copying it), else a new one.
+  // Room for one more checkpoint beside `pending` ones being taken (its contents are to be
+  // overwritten): a kept buffer, else the oldest checkpoint, evicted now, when they would not fit
+  // in the budget, else a new one. Memory already in use is faster to fill than fresh memory.
   Checkpoint take_buffer(size_t pending);
+  // Keeps a dropped checkpoint's buffer for the next checkpoint while the checkpoints and the
+  // kept buffers fit in the budget: filling fresh memory costs its page faults.
+  void recycle(Checkpoint&& c);
   void clear_recurrent();
 
   const Model& model_;
@@ -83,6 +88,7 @@ class Sequence {
   SequenceState state_;
   std::vector<int32_t> tokens_;          // tokens_[i] is at position i; size() == n_past
   std::vector<Checkpoint> checkpoints_;  // ascending n_past
+  std::vector<RecurrentStates> spare_;   // buffers of dropped checkpoints (recycle)
   Checkpoint before_verify_;             // the recurrent state before the last verify()
   int64_t verified_ = 0;                 // tokens the last verify() evaluated
 };

@@ -57,18 +57,12 @@ void for_each_head_run(const SharedVector<uint8_t>& cache, const SequenceState& 
   for (int h = 0; h < st.n_kv_head; ++h) f(h * head_stride, used);
 }
 
-void put_recurrent(Writer& w, const std::vector<RecurrentState>& recur) {
-  for (const auto& r : recur) {
-    w.bytes(r.conv.data(), r.conv.size() * sizeof(float));
-    w.bytes(r.ssm.data(), r.ssm.size() * sizeof(float));
-  }
+void put_recurrent(Writer& w, const RecurrentStates& recur) {
+  w.bytes(recur.floats().data(), recur.bytes());
 }
 
-void get_recurrent(Reader& r, std::vector<RecurrentState>& recur) {
-  for (auto& rs : recur) {
-    r.bytes(rs.conv.data(), rs.conv.size() * sizeof(float), "conv state");
-    r.bytes(rs.ssm.data(), rs.ssm.size() * sizeof(float), "recurrent state");
-  }
+void get_recurrent(Reader& r, RecurrentStates& recur) {
+  r.bytes(recur.floats().data(), recur.bytes(), "recurrent state");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -113,6 +114,44 @@ TEST_P(PrefixReuse, IntervalCheckpointsWithinBudget) {
   EXPECT_LE(seq.checkpoint_count(), 1u);  // a 1-byte budget keeps only the newest
 }
 
+// Checkpoints dropped by a reset or a diverging history leave their buffers for the next ones
+// (fresh memory costs page faults), and kept buffers and checkpoints stay within the budget.
+TEST_P(PrefixReuse, DroppedCheckpointBuffersAreReused) {
+  if (!hybrid()) GTEST_SKIP() << "no recurrent layers";
+  const auto a = random_tokens(200, 8);
+  const std::vector<int64_t> boundaries = {40, 80, 120};
+  Sequence probe(*model_, 512, DType::F32, DType::F32, {});
+  const uint64_t one = probe.state().fixed_bytes();
+  const CheckpointPolicy policy{0, 3 * one};
+  Sequence seq(*model_, 512, DType::F32, DType::F32, policy);
+  Scratch s;
+  std::vector<float> logits;
+  seq.append(*backend_, s, a, boundaries, logits);
+  ASSERT_EQ(seq.checkpoint_count(), 3u);
+  std::vector<const float*> buffers;
+  for (const Checkpoint& c : seq.checkpoints()) buffers.push_back(c.recur.floats().data());
+
+  seq.reset();
+  EXPECT_EQ(seq.checkpoint_count(), 0u);
+  EXPECT_EQ(seq.spare_bytes(), 3 * one);
+  seq.append(*backend_, s, a, boundaries, logits);
+  ASSERT_EQ(seq.checkpoint_count(), 3u);
+  EXPECT_EQ(seq.spare_bytes(), 0u);
+  for (const Checkpoint& c : seq.checkpoints())
+    EXPECT_NE(std::find(buffers.begin(), buffers.end(), c.recur.floats().data()), buffers.end());
+  EXPECT_LE(rel_rms(logits, from_scratch(a)), kSameComputation);
+
+  // A history diverging at 100 drops the checkpoint at 120; the end-of-prompt one does not fit.
+  auto b = a;
+  b[100] = (b[100] + 1) % 1019;
+  EXPECT_EQ(seq.resume(b), 80);
+  EXPECT_EQ(seq.spare_bytes(), one);
+  seq.append(*backend_, s, std::span(b).subspan(80), boundaries, logits);
+  seq.checkpoint();
+  EXPECT_LE(seq.checkpoint_bytes() + seq.spare_bytes(), policy.budget_bytes);
+  EXPECT_LE(rel_rms(logits, from_scratch(b)), kSameComputation);
+}
+
 // append() checkpoints inside a batch without splitting it (and across the model's 512-token
 // batches, at the edge between two and after it): each checkpoint holds the recurrent state of
 // evaluating exactly its prefix.
@@ -125,7 +164,7 @@ TEST_P(PrefixReuse, CheckpointsInsideABatchHoldThePrefixState) {
   const std::vector<int64_t> boundaries = {100, 512, 530};
   seq.append(*backend_, s, a, boundaries, logits);
   ASSERT_EQ(seq.checkpoint_count(), hybrid() ? 3u : 0u);
-  const auto floats = [](const SharedVector<float>& v) {
+  const auto floats = [](std::span<const float> v) {
     return std::vector<float>(v.begin(), v.end());
   };
   for (const Checkpoint& c : seq.checkpoints()) {
@@ -134,9 +173,9 @@ TEST_P(PrefixReuse, CheckpointsInsideABatchHoldThePrefixState) {
     prefix.append(*backend_, s, std::span(a).first(c.n_past), {}, logits);
     ASSERT_EQ(c.recur.size(), prefix.state().recur.size());
     for (size_t i = 0; i < c.recur.size(); ++i) {
-      EXPECT_LE(rel_rms(floats(c.recur[i].conv), floats(prefix.state().recur[i].conv)),
+      EXPECT_LE(rel_rms(floats(c.recur.conv(i)), floats(prefix.state().recur.conv(i))),
                 kSameComputation);
-      EXPECT_LE(rel_rms(floats(c.recur[i].ssm), floats(prefix.state().recur[i].ssm)),
+      EXPECT_LE(rel_rms(floats(c.recur.ssm(i)), floats(prefix.state().recur.ssm(i))),
                 kSameComputation);
     }
   }
