@@ -4,8 +4,8 @@
 // lane equal), so x86 and ARM give the same bits. Per token, the reference makes four passes over
 // a head's state M (decay, M k, rank-1 update, M q); each row of M only depends on itself, so here
 // a row is decayed and dotted with k in one pass, then updated and dotted with q in a second (the
-// state is read twice and written once), and kRowsAtOnce rows are interleaved so that their
-// chains of dependent multiply-adds overlap.
+// state is read twice and written once), and kRowsAtOnce vectors of rows are interleaved so that
+// their chains of dependent multiply-adds overlap.
 #pragma once
 
 #include <algorithm>
@@ -16,47 +16,76 @@
 
 namespace kz::delta_rule {
 
-constexpr int kMaxDk = 512;  // the callers route larger heads to the reference kernel
-constexpr int kRowsAtOnce = 4;
+constexpr int kMaxDk = 512;     // the callers route larger heads to the reference kernel
+constexpr int kRowsAtOnce = 4;  // vectors (of W::kRows rows each)
 
-// Rows m[0..R) (each d_k floats) of one head's state, with values v[0..R) and outputs o[0..R).
-// Per row: the k-dot of the decayed row, then the rank-1 update and the q-dot, 8 lanes at a
-// time with the d_k % 8 tail in scalar code. The second pass recomputes the decayed row instead
-// of storing and reloading it (the same rounded product).
-template <class Isa, int R>
+// The vectors update_rows computes with: by default one ISA 8-lane vector holds 8 elements of
+// one state row. An ISA with wider vectors may supply its own type of this shape with kRows > 1
+// (x86/delta_rule_avx512.cpp: 16 lanes, two rows), each row's 8 lanes taking these operations
+// lane for lane, so that it gives the same bits with fewer instructions.
+template <class Isa>
+struct OneRow {
+  static constexpr int kRows = 1;
+  using V = typename Isa::V;
+  static V zero() { return Isa::zero(); }
+  static V splat(float x) { return Isa::splat(x); }
+  static V mul(V a, V b) { return Isa::mul(a, b); }
+  static V fma(V a, V b, V c) { return Isa::fma(a, b, c); }
+  // 8 elements of q or k, the same for every row.
+  static V load_shared(const float* p) { return Isa::load(p); }
+  // 8 elements from each of kRows rows, the first at p, the next `stride` floats on.
+  static V load_rows(const float* p, int64_t stride) { return Isa::load(p); }
+  static void store_rows(float* p, int64_t stride, V x) { Isa::store(p, x); }
+  static V splat_rows(const float* x) { return Isa::splat(x[0]); }  // x[r] in row r's lanes
+  static void hsum_rows(V x, float* sums) { sums[0] = Isa::hsum(x); }
+};
+
+// Rows m[0..R * W::kRows) (each d_k floats) of one head's state, with values v and outputs o
+// (one per row), in R vectors of W::kRows rows. Per row: the k-dot of the decayed row, then the
+// rank-1 update and the q-dot, 8 lanes at a time with the d_k % 8 tail in scalar code. The
+// second pass recomputes the decayed row instead of storing and reloading it (the same rounded
+// product).
+template <class W, int R>
 void update_rows(float* m, int d_k, const float* k, const float* q, const float* v, float decay,
                  float b, float scale, float* o) {
-  using V = typename Isa::V;
-  const V dv = Isa::splat(decay);
+  using V = typename W::V;
+  constexpr int kRows = R * W::kRows;
+  const int64_t rv = int64_t(W::kRows) * d_k;  // floats from one vector's rows to the next's
+  const V dv = W::splat(decay);
   V acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = Isa::zero();
+  for (int r = 0; r < R; ++r) acc[r] = W::zero();
   int i = 0;
   for (; i + 8 <= d_k; i += 8) {
-    const V kv = Isa::load(k + i);
+    const V kv = W::load_shared(k + i);
     for (int r = 0; r < R; ++r)
-      acc[r] = Isa::fma(acc[r], Isa::mul(Isa::load(m + r * d_k + i), dv), kv);
+      acc[r] = W::fma(acc[r], W::mul(W::load_rows(m + r * rv + i, d_k), dv), kv);
   }
   const int tail = i;
-  float delta[R];
+  float dot[kRows], delta[kRows];
   for (int r = 0; r < R; ++r) {
-    const float* mr = m + r * d_k;
-    float kdot = Isa::hsum(acc[r]);
+    W::hsum_rows(acc[r], dot + r * W::kRows);
+    acc[r] = W::zero();
+  }
+  for (int r = 0; r < kRows; ++r) {
+    const float* mr = m + int64_t(r) * d_k;
+    float kdot = dot[r];
     for (i = tail; i < d_k; ++i) kdot += (mr[i] * decay) * k[i];
     delta[r] = (v[r] - kdot) * b;
-    acc[r] = Isa::zero();
   }
   for (i = 0; i < tail; i += 8) {
-    const V kv = Isa::load(k + i), qv = Isa::load(q + i);
+    const V kv = W::load_shared(k + i), qv = W::load_shared(q + i);
     for (int r = 0; r < R; ++r) {
-      float* mr = m + r * d_k + i;
-      const V mv = Isa::fma(Isa::mul(Isa::load(mr), dv), kv, Isa::splat(delta[r]));
-      Isa::store(mr, mv);
-      acc[r] = Isa::fma(acc[r], mv, qv);
+      float* mr = m + r * rv + i;
+      const V mv =
+          W::fma(W::mul(W::load_rows(mr, d_k), dv), kv, W::splat_rows(delta + r * W::kRows));
+      W::store_rows(mr, d_k, mv);
+      acc[r] = W::fma(acc[r], mv, qv);
     }
   }
-  for (int r = 0; r < R; ++r) {
-    float* mr = m + r * d_k;
-    float qdot = Isa::hsum(acc[r]);
+  for (int r = 0; r < R; ++r) W::hsum_rows(acc[r], dot + r * W::kRows);
+  for (int r = 0; r < kRows; ++r) {
+    float* mr = m + int64_t(r) * d_k;
+    float qdot = dot[r];
     for (i = tail; i < d_k; ++i) qdot += (mr[i] = mr[i] * decay + k[i] * delta[r]) * q[i];
     o[r] = qdot * scale;
   }
@@ -86,10 +115,11 @@ void l2_normalize_rows(float* x, int n, int64_t stride, int rows, float eps) {
 }
 
 // OpKernels::delta_rule (kernels/kernel_table.h); d_k <= kMaxDk. A head's state rows are
-// independent, so each group of kRowsAtOnce rows runs through a tile of kTokenTile tokens while
-// it is in L1: the state (64 KB a head for Qwen3.5) is streamed once per tile, not per token.
-// Each (row, token) step is the same operations as with one token per call.
-template <class Isa>
+// independent, so each group of kRowsAtOnce vectors of W's rows runs through a tile of
+// kTokenTile tokens while it is in L1: the state (64 KB a head for Qwen3.5) is streamed once per
+// tile, not per token. Rows left over after the last whole group take Isa's 8 lanes one row at a
+// time. Each (row, token) step is the same operations as with one token per call.
+template <class Isa, class W = OneRow<Isa>>
 void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float* g,
          const float* beta, float eps, float* state, float* out, int h_begin, int h_end) {
   constexpr int kTokenTile = 16;
@@ -110,8 +140,9 @@ void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float*
       }
       l2_normalize_rows<Isa>(q[0], d_k, kMaxDk, nt, eps);
       l2_normalize_rows<Isa>(k[0], d_k, kMaxDk, nt, eps);
+      constexpr int kGroup = kRowsAtOnce * W::kRows;
       for (int j = 0; j < d_v;) {
-        const bool group = j + kRowsAtOnce <= d_v;  // the last d_v % 4 rows one at a time
+        const bool group = j + kGroup <= d_v;
         for (int t = 0; t < nt; ++t) {
           const int64_t tok = t0 + t;
           float* rows = m + int64_t(j) * d_k;
@@ -119,11 +150,11 @@ void run(const DeltaNetDims& dims, int64_t n_tok, const float* qkv, const float*
           float* o = out + tok * dims.value_dim() + int64_t(h) * d_v + j;
           const float b = beta[tok * dims.n_v + h];
           if (group)
-            update_rows<Isa, kRowsAtOnce>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
+            update_rows<W, kRowsAtOnce>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
           else
-            update_rows<Isa, 1>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
+            update_rows<OneRow<Isa>, 1>(rows, d_k, k[t], q[t], v, decay[t], b, scale, o);
         }
-        j += group ? kRowsAtOnce : 1;
+        j += group ? kGroup : 1;
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "delta_rule_check.h"
@@ -105,6 +106,74 @@ TEST_P(X86Ops, AttentionOverPairRanges) {
 TEST_P(X86Ops, DeltaRuleTokensAndHeadRanges) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
   testing::check_delta_rule(table.ops.delta_rule, kReorderedRel);
+}
+
+// The AVX-512 table's element-wise ops give the AVX2 ones' bits: lengths around 8 and 16 (the
+// last group of 8 in a masked vector, then AVX2's scalar tail).
+TEST(X86Elementwise, Avx512GivesTheAvx2Bits) {
+  const auto avx2_features = testing::features_for(X86Level::kAvx2);
+  const auto avx512_features = testing::features_for(X86Level::kAvx512Vnni);
+  if (!avx512_features) GTEST_SKIP() << "no avx512vnni";
+  const OpKernels k2 = build_kernel_table(*avx2_features).ops;
+  const OpKernels k16 = build_kernel_table(*avx512_features).ops;
+  ASSERT_NE(k2.silu, k16.silu);
+  for (int64_t n = 1; n <= 50; n += (n < 34 ? 1 : 8)) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    auto a = testing::random_floats(3 * n, uint32_t(n), 12.0f);
+    a[0] = 100.0f, a[1 % a.size()] = -100.0f;  // the exponential's clamps
+    const auto b = testing::random_floats(3 * n, uint32_t(n) + 1, 12.0f);
+    const auto w = testing::random_floats(n, uint32_t(n) + 2, 2.0f);
+    std::vector<float> got(3 * n), want(3 * n);
+    k16.swiglu(a.data(), b.data(), 3 * n, got.data());
+    k2.swiglu(a.data(), b.data(), 3 * n, want.data());
+    ASSERT_EQ(got, want) << "swiglu";
+    k16.gated_rms_norm(a.data(), b.data(), w.data(), n, 3, 1e-6f, got.data());
+    k2.gated_rms_norm(a.data(), b.data(), w.data(), n, 3, 1e-6f, want.data());
+    ASSERT_EQ(got, want) << "gated_rms_norm";
+    got = a, want = a;
+    k16.silu(got.data(), 3 * n);
+    k2.silu(want.data(), 3 * n);
+    ASSERT_EQ(got, want) << "silu";
+    got = a, want = a;
+    k16.mul_sigmoid(got.data(), b.data(), 3 * n);
+    k2.mul_sigmoid(want.data(), b.data(), 3 * n);
+    ASSERT_EQ(got, want) << "mul_sigmoid";
+  }
+}
+
+// Two state rows per 16-lane vector give AVX2's 8-lane bits: d_k below, at and past 8 with tails,
+// d_v with and without rows left over after the groups of 8 (run one at a time).
+TEST(X86DeltaRule, Avx512GivesTheAvx2Bits) {
+  const auto avx2_features = testing::features_for(X86Level::kAvx2);
+  const auto avx512_features = testing::features_for(X86Level::kAvx512Vnni);
+  if (!avx512_features) GTEST_SKIP() << "no avx512vnni";
+  const KernelTable avx2 = build_kernel_table(*avx2_features);
+  const KernelTable avx512 = build_kernel_table(*avx512_features);
+  ASSERT_NE(avx2.ops.delta_rule, avx512.ops.delta_rule);
+  uint32_t seed = 1;
+  for (DeltaNetDims dims :
+       {DeltaNetDims{1, 4, 1, 3}, DeltaNetDims{2, 8, 4, 8}, DeltaNetDims{1, 20, 3, 13},
+        DeltaNetDims{1, 16, 2, 24}, DeltaNetDims{2, 128, 4, 128}, DeltaNetDims{1, 132, 2, 17}}) {
+    for (int64_t n_tok : {1, 5, 17, 33}) {
+      SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " d_v " + std::to_string(dims.d_v) +
+                   " tokens " + std::to_string(n_tok));
+      const auto qkv = testing::random_floats(dims.conv_dim() * n_tok, ++seed);
+      auto g = testing::random_floats(dims.n_v * n_tok, ++seed, 0.5f);
+      auto beta = testing::random_floats(g.size(), ++seed);
+      for (size_t i = 0; i < g.size(); ++i) {
+        g[i] = -std::fabs(g[i]);
+        beta[i] = 1.0f / (1.0f + std::exp(-beta[i]));
+      }
+      auto s2 = testing::random_floats(dims.state_floats(), ++seed, 0.2f), s16 = s2;
+      std::vector<float> o2(dims.value_dim() * n_tok), o16(o2.size());
+      avx2.ops.delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s2.data(),
+                          o2.data(), 0, dims.n_v);
+      avx512.ops.delta_rule(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f, s16.data(),
+                            o16.data(), 0, dims.n_v);
+      ASSERT_EQ(o16, o2);
+      ASSERT_EQ(s16, s2);
+    }
+  }
 }
 
 TEST_P(X86Ops, ToF16GivesTheConverterBits) {

@@ -2,7 +2,9 @@
 //   __neon          ARMv8.0 Advanced SIMD (every AArch64 core): int8 products by vmull_s8 and
 //                   pairwise widening adds;
 //   __neon_dotprod  ARMv8.2 FEAT_DotProd: vdotq_s32 (4 int8 products per int32 lane);
-//   __neon_i8mm     FEAT_I8MM (with FEAT_DotProd): vmmlaq_s32 2x2 tiles for Q4_0 / Q8_0 prefill.
+//   __neon_i8mm     FEAT_I8MM (with FEAT_DotProd): vmmlaq_s32 2x2 tiles for Q4_0 / Q8_0 prefill,
+//                   and for Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K over packed weights (decode and
+//                   prefill).
 // Declared on every architecture, defined only when targeting AArch64 (the *_neon / *_dotprod /
 // *_i8mm files are built with their own -march flags, CMakeLists.txt); register.cpp only reaches
 // a kernel when the table's features report its instruction set.
@@ -73,6 +75,30 @@ GemvKernel gemv_q4_0_q8_0__neon_i8mm;
 GemvKernel gemv_q8_0_q8_0__neon_i8mm;
 GemmKernel gemm_q4_0_q8_0_4x4__neon_i8mm;
 GemmKernel gemm_q8_0_q8_0_4x4__neon_i8mm;
+
+// PackedMatmul forms (kernel_table.h) for FEAT_I8MM, over groups of 4 interleaved rows
+// (packed_i8mm.h): pack_* lays a matrix out, gemv / gemm read it. Q4_0 / Q8_0
+// (matmul_packed_i8mm.cpp): Q8_0 activations, the bits of the block-sum kernels above.
+void pack_q4_0_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q8_0_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+GemvKernel gemv_q4_0x4_q8_0__neon_i8mm;
+GemmKernel gemm_q4_0x4_q8_0__neon_i8mm;
+GemvKernel gemv_q8_0x4_q8_0__neon_i8mm;
+GemmKernel gemm_q8_0x4_q8_0__neon_i8mm;
+// Q4_K / Q5_K (matmul_packed_q4_k_i8mm.cpp): activations by quantize_q8_K_sums__neon
+// (kPackedQ8KActBlockBytes per 32 elements), in the order of x86's packed K-quant kernels.
+void quantize_q8_K_sums__neon(const float* x, void* dst, int64_t n);
+inline constexpr uint64_t kPackedQ8KActBlockBytes = 36;
+void pack_q4_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q5_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+GemvKernel gemv_q4_Kx4_q8_K__neon_i8mm;
+GemmKernel gemm_q4_Kx4_q8_K__neon_i8mm;
+GemvKernel gemv_q5_Kx4_q8_K__neon_i8mm;
+GemmKernel gemm_q5_Kx4_q8_K__neon_i8mm;
+// Q6_K (matmul_packed_q6_k_i8mm.cpp): the same activations, x86's packed Q6_K order.
+void pack_q6_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+GemvKernel gemv_q6_Kx4_q8_K__neon_i8mm;
+GemmKernel gemm_q6_Kx4_q8_K__neon_i8mm;
 
 // The non-matmul ops (kernels/kernel_table.h: OpKernels), each with the arithmetic of its
 // kernels/x86 *__avx2 twin (ops_avx2.h), so the same bits: rms_norm, rope_neox and add also give

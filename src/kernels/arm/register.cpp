@@ -7,7 +7,12 @@
 //             gemm_*_4x1__neon; Q8_0 activations by quantize_q8_0__neon for every weight type
 //   +dotprod  q4_0, q8_0, q4_K, q5_K, q6_K: gemv_*__neon_dotprod, gemm_*_4x1__neon_dotprod
 //   +i8mm     (with dotprod) q4_0, q8_0: gemv_*__neon_i8mm, gemm_*_4x4__neon_i8mm, in the
-//             block-sum order, not the AVX2 order of the levels below (arm_kernels.h)
+//             block-sum order, not the AVX2 order of the levels below (arm_kernels.h);
+//             matrices with rows % 4 == 0: packed gemv + gemm (PackedMatmul, groups of 4
+//             interleaved rows: matmul_packed_i8mm.cpp), the same bits; q4_K, q5_K, q6_K
+//             with rows % 4 == 0: packed gemv + gemm (matmul_packed_q4_k_i8mm.cpp,
+//             matmul_packed_q6_k_i8mm.cpp) in the order of x86's packed K-quant kernels
+//             (rows % 4 != 0: the dotprod kernels)
 //   ops       rms_norm, rope_neox, swiglu, silu, add, mul_sigmoid, attention, gated_rms_norm,
 //             delta_rule, l2_norm, to_f16 (also f16 weights' activations): *__neon
 //             (ops_neon.cpp, attention_neon.cpp, delta_rule_neon.cpp)
@@ -19,6 +24,7 @@
 
 #if defined(__aarch64__)
 #include "kernels/arm/arm_kernels.h"
+#include "quant/blocks.h"
 #endif
 
 namespace kz {
@@ -64,6 +70,48 @@ constexpr ArmMatmul kI8mm[] = {
      arm::gemm_q8_0_q8_0_4x4__neon_i8mm},
 };
 
+struct ArmPacked {
+  DType weight;
+  const char* name;
+  decltype(PackedMatmul::pack) pack;
+  decltype(PackedMatmul::quantize) quantize;
+  uint64_t act_block_bytes;  // per 32 elements
+  arm::GemvKernel* gemv;
+  arm::GemmKernel* gemm;
+};
+
+// Q4_0, Q8_0: the row-major kernels' Q8_0 activations (quantize_q8_0__neon), their bits.
+// Q4_K, Q5_K, Q6_K: Q8_K with sub-block sums, the bits of x86's packed K-quant kernels.
+constexpr ArmPacked kI8mmPacked[] = {
+    {DType::Q4_0, "q4_0x4_q8_0 neon-i8mm", arm::pack_q4_0_x4, arm::quantize_q8_0__neon,
+     sizeof(BlockQ8_0), arm::gemv_q4_0x4_q8_0__neon_i8mm, arm::gemm_q4_0x4_q8_0__neon_i8mm},
+    {DType::Q8_0, "q8_0x4_q8_0 neon-i8mm", arm::pack_q8_0_x4, arm::quantize_q8_0__neon,
+     sizeof(BlockQ8_0), arm::gemv_q8_0x4_q8_0__neon_i8mm, arm::gemm_q8_0x4_q8_0__neon_i8mm},
+    {DType::Q4_K, "q4_Kx4_q8_K neon-i8mm", arm::pack_q4_K_x4, arm::quantize_q8_K_sums__neon,
+     arm::kPackedQ8KActBlockBytes, arm::gemv_q4_Kx4_q8_K__neon_i8mm,
+     arm::gemm_q4_Kx4_q8_K__neon_i8mm},
+    {DType::Q5_K, "q5_Kx4_q8_K neon-i8mm", arm::pack_q5_K_x4, arm::quantize_q8_K_sums__neon,
+     arm::kPackedQ8KActBlockBytes, arm::gemv_q5_Kx4_q8_K__neon_i8mm,
+     arm::gemm_q5_Kx4_q8_K__neon_i8mm},
+    {DType::Q6_K, "q6_Kx4_q8_K neon-i8mm", arm::pack_q6_K_x4, arm::quantize_q8_K_sums__neon,
+     arm::kPackedQ8KActBlockBytes, arm::gemv_q6_Kx4_q8_K__neon_i8mm,
+     arm::gemm_q6_Kx4_q8_K__neon_i8mm},
+};
+
+template <size_t N>
+void set(KernelTable& table, const ArmPacked (&entries)[N]) {
+  for (const ArmPacked& e : entries) {
+    PackedMatmul& p = table.matmul[static_cast<uint32_t>(e.weight)].packed;
+    p.rows = 4;
+    p.pack = e.pack;
+    p.quantize = e.quantize;
+    p.act_block_bytes = e.act_block_bytes;
+    p.gemv = e.gemv;
+    p.gemm = e.gemm;
+    p.name = e.name;
+  }
+}
+
 template <size_t N>
 void set(KernelTable& table, const ArmMatmul (&entries)[N]) {
   for (const ArmMatmul& e : entries) {
@@ -88,7 +136,10 @@ void add_arm_kernels(KernelTable& table) {
   }
   if (f.dotprod) set(table, kDotProd);
   // The i8mm gemv uses vdotq_s32 too (it must give the gemm's bits), hence both features.
-  if (f.i8mm && f.dotprod) set(table, kI8mm);
+  if (f.i8mm && f.dotprod) {
+    set(table, kI8mm);
+    set(table, kI8mmPacked);
+  }
   OpKernels& ops = table.ops;
   ops.rms_norm = arm::rms_norm__neon;
   ops.rope_neox = arm::rope_neox__neon;

@@ -20,27 +20,6 @@ inline __m256 silu8(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(one, exp_f32x8(_mm256_sub_ps(_mm256_setzero_ps(), x))));
 }
 
-// sum of double(x*x) (squares as given by `square`) in 4 double lanes.
-template <bool kF32Square>
-double sum_squares(const float* x, int64_t n) {
-  __m256d acc = _mm256_setzero_pd();
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const __m128 v = _mm_loadu_ps(x + i);
-    if constexpr (kF32Square) {
-      acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm_mul_ps(v, v)));
-    } else {
-      const __m256d d = _mm256_cvtps_pd(v);
-      acc = _mm256_add_pd(acc, _mm256_mul_pd(d, d));  // exact: a float squared fits a double
-    }
-  }
-  alignas(32) double lanes[4];
-  _mm256_store_pd(lanes, acc);
-  double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-  for (; i < n; ++i) sum += kF32Square ? double(x[i] * x[i]) : double(x[i]) * double(x[i]);
-  return sum;
-}
-
 }  // namespace
 
 void rms_norm__avx2(const float* x, const float* w, int64_t n, int64_t rows, float eps, float* y) {

@@ -11,7 +11,8 @@
 //                  matmul_packed_q6_k_avx2.cpp)
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q5_K,
 //                  q6_K with vpdpbusd (matmul_packed_avx512vnni.cpp), in tiles of 8 tokens
-//                  (AVX2's: 4); the same bits as __avx2
+//                  (AVX2's: 4); the same bits as __avx2; ops: attention, the delta rule and
+//                  the element-wise ops with an exponential in 16 lanes, the same bits as AVX2's
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
@@ -91,7 +92,12 @@ void add_avx512vnni(KernelTable& t) {
              gemv_q5_Kx8_q8_K__avx512vnni, gemm_q5_Kx8_q8_K__avx512vnni, "q5_Kx8_q8_K avx512vnni");
   set_packed(t, DType::Q6_K, pack_q6_K_x8, quantize_q8_K_sums16__avx2, kPackedQ6KActBlockBytes,
              gemv_q6_Kx8_q8_K__avx512vnni, gemm_q6_Kx8_q8_K__avx512vnni, "q6_Kx8_q8_K avx512vnni");
-  t.ops.attention = attention__avx512;  // prompts in 16 lanes (AVX-512F), the AVX2 bits
+  t.ops.attention = attention__avx512;    // prompts in 16 lanes (AVX-512F), the AVX2 bits
+  t.ops.delta_rule = delta_rule__avx512;  // two state rows per vector (AVX-512F), the AVX2 bits
+  t.ops.swiglu = swiglu__avx512;          // the ops with an exponential in 16 lanes, the AVX2 bits
+  t.ops.silu = silu__avx512;
+  t.ops.mul_sigmoid = mul_sigmoid__avx512;
+  t.ops.gated_rms_norm = gated_rms_norm__avx512;
 }
 
 }  // namespace

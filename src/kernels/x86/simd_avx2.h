@@ -76,5 +76,27 @@ inline __m256 exp_f32x8(__m256 x) {
   return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
+// The sum of double(x*x) (kF32Square: the f32 square, rounded, then widened), in 4 double lanes
+// added pairwise, then the tail in order: rms_norm and gated_rms_norm.
+template <bool kF32Square>
+inline double sum_squares(const float* x, int64_t n) {
+  __m256d acc = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128 v = _mm_loadu_ps(x + i);
+    if constexpr (kF32Square) {
+      acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm_mul_ps(v, v)));
+    } else {
+      const __m256d d = _mm256_cvtps_pd(v);
+      acc = _mm256_add_pd(acc, _mm256_mul_pd(d, d));  // exact: a float squared fits a double
+    }
+  }
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, acc);
+  double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  for (; i < n; ++i) sum += kF32Square ? double(x[i] * x[i]) : double(x[i]) * double(x[i]);
+  return sum;
+}
+
 }  // namespace
 }  // namespace kz::x86

@@ -1,0 +1,145 @@
+// Q6_K x Q8_K products for FEAT_I8MM over weights repacked into groups of 4 interleaved rows
+// (kernel_table.h: PackedMatmul; packed_i8mm.h), in the order of x86's packed Q6_K kernels
+// (x86/packed_q6_k_blocks.h), so the same bits as those. Per (row, token, super-block), with
+// sumi_s the exact sum of (quant - 32) * activation over 16-element sub-block s and sc_s its
+// signed 8-bit scale:
+//   isum = sum_s sc_s * sumi_s                                                 (exact int32)
+//   acc = fma(float(isum), d_w * d_a, acc)
+// over the super-blocks in order, gemv and gemm alike.
+//
+// Element e = 128h + 32g + l of a row: low 4 bits from ql[64h + 32(g % 2) + l] (low nibble for
+// g < 2), high 2 bits from qh[32h + l] >> 2g. The packed layout keeps, per h and 8-byte chunk c
+// of l, the ql and qh bytes of rows 2p and 2p + 1 as 16-byte operands; one ql vector gives the
+// quants of two groups g, one qh vector the high bits of all four.
+#include "kernels/arm/arm_kernels.h"
+#include "kernels/arm/packed_i8mm.h"
+#include "kernels/arm/quant_dot.h"
+
+namespace kz::arm {
+namespace {
+
+using namespace packed;
+
+// Super-block b of a group of 4 rows. scales[s][r]: row r's scale of sub-block s.
+// ql[h][c][i][p]: bytes 64h + 32i + 8c .. + 7 of rows 2p and 2p + 1's ql;
+// qh[h][c][p]: bytes 32h + 8c .. + 7 of their qh.
+struct PackedQ6K {
+  uint16_t d[kRows];
+  int8_t scales[16][kRows];
+  uint8_t ql[2][4][2][2][16];
+  uint8_t qh[2][4][2][16];
+};
+static_assert(sizeof(PackedQ6K) == kRows * sizeof(BlockQ6K));
+
+struct Q6KWeights {
+  using Block = BlockQ6K;
+  using Packed = PackedQ6K;
+  static constexpr int64_t kBlock = kQK_K;
+  static void pack_block(const Block* const rows[kRows], Packed& out) {
+    for (int r = 0; r < kRows; ++r) {
+      out.d[r] = rows[r]->d;
+      for (int s = 0; s < 16; ++s) out.scales[s][r] = rows[r]->scales[s];
+    }
+    for (int h = 0; h < 2; ++h)
+      for (int c = 0; c < 4; ++c)
+        for (int p = 0; p < 2; ++p) {
+          const Block &r0 = *rows[2 * p], &r1 = *rows[2 * p + 1];
+          for (int i = 0; i < 2; ++i) {
+            const int at = 64 * h + 32 * i + 8 * c;
+            interleave_pair(r0.ql + at, r1.ql + at, out.ql[h][c][i][p]);
+          }
+          interleave_pair(r0.qh + 32 * h + 8 * c, r1.qh + 32 * h + 8 * c, out.qh[h][c][p]);
+        }
+  }
+  // Operands w[p][c] of group g of half h: quants - 32 of elements 128h + 32g + 8c ...
+  static void get(const Packed& b, int h, int g, int8x16_t w[2][4]) {
+    for (int c = 0; c < 4; ++c)
+      for (int p = 0; p < 2; ++p) {
+        const uint8x16_t l = vld1q_u8(b.ql[h][c][g % 2][p]);
+        const uint8x16_t hb = vld1q_u8(b.qh[h][c][p]);
+        const uint8x16_t low = g < 2 ? vandq_u8(l, vdupq_n_u8(0x0F)) : vshrq_n_u8(l, 4);
+        // Bits 2g, 2g + 1 of qh to bits 4, 5 (a negative count shifts right).
+        const uint8x16_t high =
+            vandq_u8(vshlq_u8(hb, vdupq_n_s8(int8_t(4 - 2 * g))), vdupq_n_u8(0x30));
+        w[p][c] = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low, high)), vdupq_n_s8(32));
+      }
+  }
+};
+
+// {sc[2p][s], sc[2p][s], sc[2p + 1][s], sc[2p + 1][s]} as int32: the table lookup puts each
+// scale in its lane's top byte (indices past 15 read as 0), the arithmetic shift sign-extends.
+int32x4_t scale_pair(const PackedQ6K& b, int p, int s) {
+  const int8x16_t four = vld1q_s8(b.scales[s & ~3]);  // sub-blocks s & ~3 .. + 3, 4 rows each
+  const uint32_t i0 = 0x00FFFFFFu | uint32_t(4 * (s & 3) + 2 * p) << 24;
+  const uint32_t i1 = 0x00FFFFFFu | uint32_t(4 * (s & 3) + 2 * p + 1) << 24;
+  const uint32x4_t idx = {i0, i0, i1, i1};
+  return vshrq_n_s32(vreinterpretq_s32_s8(vqtbl1q_s8(four, vreinterpretq_u8_u32(idx))), 24);
+}
+
+// Exact sums over 16 elements (chunks c0, c0 + 1) of a 2x2 (row, token) tile.
+inline int32x4_t mmla16(const int8x16_t w[4], const TokenPair& t, int c0) {
+  return vmmlaq_s32(vmmlaq_s32(vdupq_n_s32(0), w[c0], t.c[c0]), w[c0 + 1], t.c[c0 + 1]);
+}
+
+// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h).
+struct Tiles {
+  using Packed = PackedQ6K;
+  static constexpr int64_t kBlock = kQK_K;
+  static constexpr int kTokens = 4;
+  template <int NT>
+  static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+                   float* y, int64_t y_stride) {
+    constexpr int TP = (NT + 1) / 2;
+    float32x4_t acc[2][TP];
+    for (auto& row : acc)
+      for (auto& v : row) v = vdupq_n_f32(0);
+    for (int64_t b = 0; b < nb; ++b) {
+      const Packed& wb = w[b];
+      const ActBlockK* a[NT];
+      for (int t = 0; t < NT; ++t)
+        a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
+      int32x4_t isum[2][TP];
+      for (auto& row : isum)
+        for (auto& v : row) v = vdupq_n_s32(0);
+      for (int h = 0; h < 2; ++h)
+        for (int g = 0; g < 4; ++g) {
+          int8x16_t q[2][4];
+          Q6KWeights::get(wb, h, g, q);
+          const int s = 8 * h + 2 * g;  // sub-blocks s (chunks 0, 1) and s + 1 (chunks 2, 3)
+          for (int k = 0; k < TP; ++k) {
+            const int at = 128 * h + 32 * g;
+            const TokenPair tok(a[2 * k]->qs + at, a[second_token<NT>(k)]->qs + at);
+            for (int p = 0; p < 2; ++p) {
+              isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 0), scale_pair(wb, p, s));
+              isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 2), scale_pair(wb, p, s + 1));
+            }
+          }
+        }
+      const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wb.d)));
+      for (int k = 0; k < TP; ++k) {
+        const float32x4_t da = token_pair(a[2 * k]->d, a[second_token<NT>(k)]->d);
+        for (int p = 0; p < 2; ++p)
+          acc[p][k] =
+              vfmaq_f32(acc[p][k], vcvtq_f32_s32(isum[p][k]), vmulq_f32(row_pair(dw, p), da));
+      }
+    }
+    store_tile<NT>(acc, y, y_stride);
+  }
+};
+
+}  // namespace
+
+void pack_q6_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  pack<Q6KWeights>(w, row_bytes, n_rows, n, dst);
+}
+void gemv_q6_Kx4_q8_K__neon_i8mm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                 const void* act, int64_t n, float* y) {
+  packed::gemv<Tiles>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q6_Kx4_q8_K__neon_i8mm(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                 const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
+                                 float* y, int64_t y_stride) {
+  packed::gemm<Tiles>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+}
+
+}  // namespace kz::arm
