@@ -16,6 +16,7 @@
 #include "api/engine.h"
 #include "base/error.h"
 #include "testing/api_params.h"
+#include "testing/sanitizers.h"
 #include "text/tokenizer.h"
 
 namespace kz {
@@ -89,14 +90,6 @@ TEST(ModelFile, ReplacedByRenameWhileMappedKeepsTheLoadedModel) {
   EXPECT_EQ(greedy_tokens(engine), before);
   std::filesystem::remove(path);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define KZ_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KZ_TEST_ASAN 1
-#endif
-#endif
 
 // Truncating a mapped file makes the pages past its new end unreadable: the next read of a
 // weight raises SIGBUS, which ends the process (docs/reliability.md says why it is not caught).

@@ -23,21 +23,12 @@
 #include "api/engine.h"
 #include "base/error.h"
 #include "base/timer.h"
+#include "testing/sanitizers.h"
 
 namespace kz {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
+constexpr bool kAsan = testing::kAddressSanitizer;
 
 struct Options {
   std::string model;
