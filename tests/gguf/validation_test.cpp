@@ -2,8 +2,6 @@
 // message naming the defect (and the key or tensor).
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "gguf/gguf.h"
 #include "gguf_test_util.h"
 
@@ -89,11 +87,10 @@ TEST(GgufValidation, Arrays) {
                      "key 'k': array of 1073741825 elements exceeds the limit of 1073741824");
   EXPECT_PARSE_ERROR(Image().header(0, 1).str("k").u32(9).u32(4).u64(4).zeros(15),
                      "key 'k': array of 4 u32 needs at least 16 bytes, 15 left in the file");
-  // A 2^30-element string array with 10 bytes left fails before allocating anything.
-  const auto t0 = std::chrono::steady_clock::now();
+  // A 2^30-element string array with 10 bytes left fails before allocating anything (it would
+  // need 32 GiB of string objects).
   EXPECT_PARSE_ERROR(Image().header(0, 1).str("k").u32(9).u32(8).u64(1ull << 30).zeros(10),
                      "key 'k': array of 1073741824 str needs at least 8589934592 bytes, 10 left");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
   // Nested: the inner array's count is checked against what is left too.
   EXPECT_PARSE_ERROR(Image().header(0, 1).str("k").u32(9).u32(9).u64(1).u32(8).u64(1000).zeros(8),
                      "key 'k': array of 1000 str needs at least 8000 bytes, 8 left");
