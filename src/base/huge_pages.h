@@ -1,8 +1,8 @@
 // Large buffers that are filled once and then read often (repacked weights, recurrent states),
 // placed on 2 MiB pages where the kernel offers transparent huge pages on request (Linux and
 // Android with THP in "madvise" mode): filling them then takes a page fault per 2 MiB instead of
-// per 4 KiB (a fresh 20 MB recurrent state: ~200 ms of faults on a loaded VM, ~5 ms on huge
-// pages), and reading them misses the TLB less. Elsewhere they are ordinary memory.
+// per 4 KiB, and reading them misses the TLB less (docs/benchmarks.md, "Huge pages"). Elsewhere
+// they are ordinary memory.
 #pragma once
 
 #include <cstddef>
