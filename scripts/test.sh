@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs every test with CTest, checks the
-# libraries' run-time dependencies, runs the fuzzers briefly and the concurrency tests under TSan,
-# then the ARM64 build under qemu
+# libraries' run-time dependencies, runs the fuzzers briefly, the suite under ASan + UBSan and the
+# concurrency tests under TSan, then the ARM64 build under qemu
 # emulation (which also lays out the Android package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,7 @@ KAZEIA_REQUIRE_OPENCL=1 ctest --test-dir build --output-on-failure -j "$(nproc)"
 scripts/check_needed.sh build
 # The fuzz targets, built with clang + ASan/UBSan, 30 s each (docs/reliability.md).
 scripts/fuzz.sh 30
-# The concurrency tests (thread pool, sessions sharing an engine on threads) under TSan.
-scripts/sanitize.sh thread
+# The suite under ASan + UBSan (in the fuzz build) and the concurrency tests (thread pool,
+# sessions sharing an engine on threads) under TSan.
+scripts/sanitize.sh
 if [ -x scripts/test_arm.sh ]; then scripts/test_arm.sh; fi

@@ -42,8 +42,10 @@ void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_
   // the checkpoint positions as it goes.
   std::vector<Checkpoint> snapshots;
   for (int64_t p : checkpoint_positions(int64_t(tokens.size()), boundaries)) {
-    snapshots.push_back(take_buffer(snapshots.size()));
-    snapshots.back().n_past = p;
+    Checkpoint c = take_buffer(snapshots.size());
+    if (c.recur.empty()) c.recur = state_.recur;  // sized for the model to overwrite
+    c.n_past = p;
+    snapshots.push_back(std::move(c));
   }
   model_.eval(backend, state_, scratch, tokens, false, logits, hidden, snapshots);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
@@ -101,7 +103,7 @@ void Sequence::checkpoint() {
   if (!checkpoints_.empty() && checkpoints_.back().n_past == state_.n_past) return;
   Checkpoint c = take_buffer(0);
   c.n_past = state_.n_past;
-  c.recur = state_.recur;  // same size: a copy, no allocation
+  c.recur = state_.recur;  // into a kept buffer: a copy, no allocation
   checkpoints_.push_back(std::move(c));
   evict_over_budget();
 }
@@ -118,7 +120,7 @@ Checkpoint Sequence::take_buffer(size_t pending) {
     checkpoints_.erase(checkpoints_.begin());
     return oldest;
   }
-  return {0, state_.recur};
+  return {};
 }
 
 void Sequence::recycle(Checkpoint&& c) {

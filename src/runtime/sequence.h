@@ -76,7 +76,8 @@ class Sequence {
   void evict_over_budget();
   // Room for one more checkpoint beside `pending` ones being taken (its contents are to be
   // overwritten): a kept buffer, else the oldest checkpoint, evicted now, when they would not fit
-  // in the budget, else a new one. Memory already in use is faster to fill than fresh memory.
+  // in the budget, else an empty one (the caller copies the state into it: one copy, not two).
+  // Memory already in use is faster to fill than fresh memory.
   Checkpoint take_buffer(size_t pending);
   // Keeps a dropped checkpoint's buffer for the next checkpoint while the checkpoints and the
   // kept buffers fit in the budget: filling fresh memory costs its page faults.
