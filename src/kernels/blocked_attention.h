@@ -319,31 +319,13 @@ void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float
   }
 }
 
-template <class Isa, DType K>
-void rows_k(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale,
-            float* out, int64_t begin, int64_t end) {
-  switch (kv.v_type) {
-    case DType::F16:
-      return rows<Isa, K, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
-    case DType::Q8_0:
-      return rows<Isa, K, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
-    default:
-      return rows<Isa, K, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
-  }
-}
-
 // Attention for query rows [begin, end) over a cache of any supported type pair.
 template <class Isa>
 void run(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
          int64_t begin, int64_t end) {
-  switch (kv.k_type) {
-    case DType::F16:
-      return rows_k<Isa, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
-    case DType::Q8_0:
-      return rows_k<Isa, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
-    default:
-      return rows_k<Isa, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
-  }
+  online_attention::with_cache_types(kv, [&]<DType K, DType V>() {
+    rows<Isa, K, V>(q, kv, pos0, n_head, scale, out, begin, end);
+  });
 }
 
 }  // namespace kz::blocked_attention

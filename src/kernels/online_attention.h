@@ -299,16 +299,27 @@ void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float
   }
 }
 
-template <class Isa, DType K>
-void rows_k(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale,
-            float* out, int64_t begin, int64_t end) {
-  switch (kv.v_type) {
+// Calls f.template operator()<K, V>() with the cache's key and value element types (F16, Q8_0,
+// else F32) as template arguments: one instantiation per supported pair.
+template <class F>
+void with_cache_types(const KvCacheView& kv, F&& f) {
+  auto with_v = [&]<DType K>() {
+    switch (kv.v_type) {
+      case DType::F16:
+        return f.template operator()<K, DType::F16>();
+      case DType::Q8_0:
+        return f.template operator()<K, DType::Q8_0>();
+      default:
+        return f.template operator()<K, DType::F32>();
+    }
+  };
+  switch (kv.k_type) {
     case DType::F16:
-      return rows<Isa, K, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
+      return with_v.template operator()<DType::F16>();
     case DType::Q8_0:
-      return rows<Isa, K, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
+      return with_v.template operator()<DType::Q8_0>();
     default:
-      return rows<Isa, K, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
+      return with_v.template operator()<DType::F32>();
   }
 }
 
@@ -316,14 +327,9 @@ void rows_k(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, flo
 template <class Isa>
 void run(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
          int64_t begin, int64_t end) {
-  switch (kv.k_type) {
-    case DType::F16:
-      return rows_k<Isa, DType::F16>(q, kv, pos0, n_head, scale, out, begin, end);
-    case DType::Q8_0:
-      return rows_k<Isa, DType::Q8_0>(q, kv, pos0, n_head, scale, out, begin, end);
-    default:
-      return rows_k<Isa, DType::F32>(q, kv, pos0, n_head, scale, out, begin, end);
-  }
+  with_cache_types(kv, [&]<DType K, DType V>() {
+    rows<Isa, K, V>(q, kv, pos0, n_head, scale, out, begin, end);
+  });
 }
 
 }  // namespace kz::online_attention
