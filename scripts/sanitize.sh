@@ -4,8 +4,8 @@
 #   library is instrumented already, so only the tests, the CLI and the bindings are compiled
 #   here. Left out: the valgrind test (valgrind cannot run an ASan program), and the reference
 #   backend's runs of the larger fixture models (FixtureModel and KvCacheQ8_0 on *_small_*_ref:
-#   that plain f32 code runs under ASan on the tiny models; the larger ones repeat it at ~20x
-#   the instrumented cost, 3.5 of the suite's 20 CPU-minutes).
+#   that plain f32 code runs under ASan on the tiny models; the larger ones only repeat it, ~20x
+#   slower instrumented than in Release: 3.5 of the suite's 20 CPU-minutes).
 # - TSan (build-tsan) over the base and api tests: the thread pool, sessions with worker
 #   threads, one Engine shared by sessions on several threads, cancel and destroy among them.
 # Usage: scripts/sanitize.sh [address|thread]   (both by default)
