@@ -10,15 +10,14 @@
 
 #include <cmath>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "base/half.h"
 #include "kernels/ref/vec_dot.h"
 #include "quant/quant.h"
+#include "testing/backend_conformance.h"
 #include "testing/delta_rule_case.h"
-#include "testing/metrics.h"
 
 namespace kz {
 namespace {
@@ -55,26 +54,7 @@ std::optional<CpuFeatures> features_for(Level level) {
   return f;
 }
 
-std::vector<float> random(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-using testing::rel_rms;
-
-// First differing pair and the worst difference, for failure messages.
-std::string describe(const std::vector<float>& got, const std::vector<float>& want) {
-  size_t worst = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (std::fabs(got[i] - want[i]) > std::fabs(got[worst] - want[worst])) worst = i;
-  return "worst at " + std::to_string(worst) + ": " + std::to_string(got[worst]) + " vs " +
-         std::to_string(want[worst]);
-}
-
-#define EXPECT_CLOSE(got, want, tol) EXPECT_LE(rel_rms(got, want), tol) << describe(got, want)
+using testing::random;
 
 struct Param {
   Level level;
@@ -124,63 +104,22 @@ TEST_P(CpuVsRef, Matmul) {
         for (int64_t r = 0; r < rows; ++r)
           want[i * rows + r] = ref::vec_dot(t, w.data() + r * rb, act.data(), cols);
       }
-      EXPECT_CLOSE(got, want, kMatmulTol);
-      EXPECT_CLOSE(packed, want, kMatmulTol);
+      KZ_EXPECT_CLOSE(got, want, kMatmulTol);
+      KZ_EXPECT_CLOSE(packed, want, kMatmulTol);
     }
   }
 }
 
 TEST_P(CpuVsRef, Norms) {
-  for (auto [n, rows] : {std::pair<int64_t, int64_t>{1024, 1}, {1027, 7}, {128, 64}, {5, 3}}) {
-    const auto x = random(n * rows, 1, 3.0f), w = random(n, 2), z = random(n * rows, 3);
-    std::vector<float> got(n * rows), want(n * rows);
-    cpu_->rms_norm(x.data(), w.data(), n, rows, 1e-6f, got.data());
-    ref_.rms_norm(x.data(), w.data(), n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kSameOpsTol);
-    cpu_->rms_norm(x.data(), nullptr, n, rows, 1e-6f, got.data());
-    ref_.rms_norm(x.data(), nullptr, n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kSameOpsTol);
-    cpu_->gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, got.data());
-    ref_.gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kExpTol);
-  }
+  testing::expect_norms_match(*cpu_, ref_, kSameOpsTol, kExpTol);
 }
 
 TEST_P(CpuVsRef, RopeNeox) {
-  for (auto [n_tok, n_head, head_dim, n_rot] : {std::tuple<int64_t, int, int, int>{1, 16, 128, 128},
-                                                {7, 8, 64, 64},
-                                                {3, 4, 256, 64},
-                                                {2, 3, 36, 20}}) {
-    std::vector<int32_t> pos(n_tok);
-    for (int64_t t = 0; t < n_tok; ++t) pos[t] = int32_t(100 + 3 * t);
-    auto got = random(n_tok * n_head * head_dim, 5);
-    auto want = got;
-    cpu_->rope_neox(got.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
-    ref_.rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
-    EXPECT_CLOSE(got, want, kSameOpsTol);
-  }
+  testing::expect_rope_matches(*cpu_, ref_, kSameOpsTol);
 }
 
 TEST_P(CpuVsRef, Elementwise) {
-  for (int64_t n : {1, 7, 8, 100, 6144, 100003}) {
-    const auto a = random(n, 7, 4.0f), b = random(n, 8, 4.0f);
-    std::vector<float> got(n), want(n);
-    cpu_->swiglu(a.data(), b.data(), n, got.data());
-    ref_.swiglu(a.data(), b.data(), n, want.data());
-    EXPECT_CLOSE(got, want, kExpTol) << "swiglu " << n;
-    got = a, want = a;
-    cpu_->silu(got.data(), n);
-    ref_.silu(want.data(), n);
-    EXPECT_CLOSE(got, want, kExpTol) << "silu " << n;
-    got = a, want = a;
-    cpu_->add(got.data(), b.data(), n);
-    ref_.add(want.data(), b.data(), n);
-    EXPECT_EQ(got, want) << "add " << n;
-    got = a, want = a;
-    cpu_->mul_sigmoid(got.data(), b.data(), n);
-    ref_.mul_sigmoid(want.data(), b.data(), n);
-    EXPECT_CLOSE(got, want, kExpTol) << "mul_sigmoid " << n;
-  }
+  testing::expect_elementwise_matches(*cpu_, ref_, kExpTol);
 }
 
 TEST_P(CpuVsRef, Attention) {
@@ -202,7 +141,7 @@ TEST_P(CpuVsRef, Attention) {
       std::vector<float> got(q.size()), want(q.size());
       cpu_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
       ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
-      EXPECT_CLOSE(got, want, kReorderedSumTol);
+      KZ_EXPECT_CLOSE(got, want, kReorderedSumTol);
     }
   }
 }
@@ -240,8 +179,8 @@ TEST_P(CpuVsRef, SsmConvAndDeltaNetGates) {
   std::vector<float> got(n_tok * channels), want(got.size());
   cpu_->ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_got.data(), got.data());
   ref_.ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_want.data(), want.data());
-  EXPECT_CLOSE(got, want, kSameOpsTol);
-  EXPECT_CLOSE(s_got, s_want, kSameOpsTol);
+  KZ_EXPECT_CLOSE(got, want, kSameOpsTol);
+  KZ_EXPECT_CLOSE(s_got, s_want, kSameOpsTol);
   const int n_v = 5;
   const auto alpha = random(n_tok * n_v, 24), b = random(n_tok * n_v, 25);
   const auto dt_bias = random(n_v, 26), a = random(n_v, 27);
@@ -267,8 +206,8 @@ TEST_P(CpuVsRef, GatedDeltaRule) {
     // The chunked form (prefill) differs from the recurrence by its own rounding (its tests in
     // delta_net_test.cpp bound it at 1e-4); decode uses reordered sums only.
     const double tol = n_tok > 1 ? 1e-4 : kReorderedSumTol;
-    EXPECT_CLOSE(got.out, want.out, tol);
-    EXPECT_CLOSE(got.state, want.state, tol);
+    KZ_EXPECT_CLOSE(got.out, want.out, tol);
+    KZ_EXPECT_CLOSE(got.state, want.state, tol);
   }
 }
 

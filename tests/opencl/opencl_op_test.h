@@ -6,13 +6,13 @@
 
 #include <memory>
 #include <ostream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "backend/ref_backend.h"
 #include "opencl_device.h"
 #include "quant/quant.h"
+#include "testing/backend_conformance.h"
 
 namespace kz {
 namespace opencl {
@@ -32,16 +32,6 @@ class OpenclOpTest : public ::testing::TestWithParam<opencl::MemoryMode> {
 
 inline std::string memory_mode_name(const ::testing::TestParamInfo<opencl::MemoryMode>& info) {
   return info.param == opencl::MemoryMode::kAuto ? "auto" : "copy";
-}
-
-// n normal values of standard deviation `scale`, in a V (std::vector or SharedVector).
-template <class V = std::vector<float>>
-V random(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  V v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
 }
 
 struct Weights {

@@ -7,14 +7,13 @@
 
 #include <cmath>
 #include <ostream>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "opencl_op_test.h"
+#include "testing/backend_conformance.h"
 #include "testing/delta_rule_case.h"
-#include "testing/metrics.h"
 
 namespace kz {
 namespace {
@@ -36,19 +35,7 @@ constexpr double kDeltaRuleTol = 1e-5;
 
 using testing::random;
 using testing::random_matrix;
-using testing::rel_rms;
 using testing::Weights;
-
-std::string describe(const std::vector<float>& got, const std::vector<float>& want) {
-  size_t worst = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (std::fabs(got[i] - want[i]) > std::fabs(got[worst] - want[worst])) worst = i;
-  return "first pair " + std::to_string(got[0]) + " vs " + std::to_string(want[0]) + "; worst at " +
-         std::to_string(worst) + ": " + std::to_string(got[worst]) + " vs " +
-         std::to_string(want[worst]);
-}
-
-#define EXPECT_CLOSE(got, want, tol) EXPECT_LE(rel_rms(got, want), tol) << describe(got, want)
 
 class OpenclVsRef : public testing::OpenclOpTest {};
 
@@ -74,7 +61,7 @@ TEST_P(OpenclVsRef, Matmul) {
       std::vector<float> got(rows * n_tok), want(rows * n_tok);
       cl_->matmul(w.m, x.data(), n_tok, got.data());
       ref_.matmul(w.m, x.data(), n_tok, want.data());
-      EXPECT_CLOSE(got, want, kMatmulTol);
+      KZ_EXPECT_CLOSE(got, want, kMatmulTol);
       cl_->forget_weights();  // the next matrix may reuse these addresses
     }
   }
@@ -92,7 +79,7 @@ TEST_P(OpenclVsRef, MatmulFloatWeightsWithColumnTails) {
       std::vector<float> got(rows * n_tok), want(rows * n_tok);
       cl_->matmul(w.m, x.data(), n_tok, got.data());
       ref_.matmul(w.m, x.data(), n_tok, want.data());
-      EXPECT_CLOSE(got, want, kMatmulTol);
+      KZ_EXPECT_CLOSE(got, want, kMatmulTol);
       cl_->forget_weights();  // the next matrix may reuse these addresses
     }
 }
@@ -118,21 +105,8 @@ TEST_P(OpenclVsRef, GetRowsIsExact) {
 }
 
 TEST_P(OpenclVsRef, Norms) {
-  for (auto [n, rows] : {std::pair<int64_t, int64_t>{1024, 1}, {1027, 7}, {128, 64}, {5, 3}}) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    const auto x = random(n * rows, 1, 3.0f), w = random(n, 2), z = random(n * rows, 3);
-    std::vector<float> got(n * rows), want(n * rows);
-    cl_->rms_norm(x.data(), w.data(), n, rows, 1e-6f, got.data());
-    ref_.rms_norm(x.data(), w.data(), n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kNormTol);
-    cl_->rms_norm(x.data(), nullptr, n, rows, 1e-6f, got.data());
-    ref_.rms_norm(x.data(), nullptr, n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kNormTol);
-    cl_->gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, got.data());
-    ref_.gated_rms_norm(x.data(), z.data(), w.data(), n, rows, 1e-6f, want.data());
-    EXPECT_CLOSE(got, want, kTranscendentalTol);
-    cl_->forget_weights();
-  }
+  testing::expect_norms_match(*cl_, ref_, kNormTol, kTranscendentalTol,
+                              [&] { cl_->forget_weights(); });
 }
 
 // In place, as the model calls it (q normalized into itself).
@@ -141,44 +115,15 @@ TEST_P(OpenclVsRef, RmsNormInPlace) {
   const auto w = random(128, 5);
   cl_->rms_norm(got.data(), w.data(), 128, 16, 1e-6f, got.data());
   ref_.rms_norm(want.data(), w.data(), 128, 16, 1e-6f, want.data());
-  EXPECT_CLOSE(got, want, kNormTol);
+  KZ_EXPECT_CLOSE(got, want, kNormTol);
 }
 
 TEST_P(OpenclVsRef, RopeNeox) {
-  for (auto [n_tok, n_head, head_dim, n_rot] : {std::tuple<int64_t, int, int, int>{1, 16, 128, 128},
-                                                {7, 8, 64, 64},
-                                                {3, 4, 256, 64},
-                                                {2, 3, 36, 20}}) {
-    std::vector<int32_t> pos(n_tok);
-    for (int64_t t = 0; t < n_tok; ++t) pos[t] = int32_t(100 + 3 * t);
-    auto got = random(n_tok * n_head * head_dim, 5);
-    auto want = got;
-    cl_->rope_neox(got.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
-    ref_.rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos.data(), 1e6f);
-    EXPECT_CLOSE(got, want, kTranscendentalTol) << "head_dim " << head_dim;
-  }
+  testing::expect_rope_matches(*cl_, ref_, kTranscendentalTol);
 }
 
 TEST_P(OpenclVsRef, Elementwise) {
-  for (int64_t n : {1, 7, 8, 100, 6144, 100003}) {
-    const auto a = random(n, 7, 4.0f), b = random(n, 8, 4.0f);
-    std::vector<float> got(n), want(n);
-    cl_->swiglu(a.data(), b.data(), n, got.data());
-    ref_.swiglu(a.data(), b.data(), n, want.data());
-    EXPECT_CLOSE(got, want, kTranscendentalTol) << "swiglu " << n;
-    got = a, want = a;
-    cl_->silu(got.data(), n);
-    ref_.silu(want.data(), n);
-    EXPECT_CLOSE(got, want, kTranscendentalTol) << "silu " << n;
-    got = a, want = a;
-    cl_->add(got.data(), b.data(), n);
-    ref_.add(want.data(), b.data(), n);
-    EXPECT_EQ(got, want) << "add " << n;
-    got = a, want = a;
-    cl_->mul_sigmoid(got.data(), b.data(), n);
-    ref_.mul_sigmoid(want.data(), b.data(), n);
-    EXPECT_CLOSE(got, want, kTranscendentalTol) << "mul_sigmoid " << n;
-  }
+  testing::expect_elementwise_matches(*cl_, ref_, kTranscendentalTol);
 }
 
 TEST_P(OpenclVsRef, SplitHalvesIsExact) {
@@ -252,7 +197,7 @@ TEST_P(OpenclVsRef, Attention) {
       std::vector<float> got(q.size()), want(q.size());
       cl_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
       ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
-      EXPECT_CLOSE(got, want, kAttentionTol);
+      KZ_EXPECT_CLOSE(got, want, kAttentionTol);
     }
   }
 }
@@ -282,8 +227,8 @@ TEST_P(OpenclVsRef, DeltaNetGates) {
                          b1.data());
     ref_.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
                          b2.data());
-    EXPECT_CLOSE(g1, g2, kTranscendentalTol) << "tokens " << n_tok;
-    EXPECT_CLOSE(b1, b2, kTranscendentalTol) << "tokens " << n_tok;
+    KZ_EXPECT_CLOSE(g1, g2, kTranscendentalTol) << "tokens " << n_tok;
+    KZ_EXPECT_CLOSE(b1, b2, kTranscendentalTol) << "tokens " << n_tok;
     cl_->forget_weights();
   }
 }
@@ -313,8 +258,8 @@ TEST_P(OpenclVsRef, GatedDeltaRule) {
       const testing::DeltaRuleCase c = testing::random_delta_rule_case(dims, n_tok);
       const testing::DeltaRuleResult got = testing::run_delta_rule(*cl_, c);
       const testing::DeltaRuleResult want = testing::run_delta_rule(ref_, c);
-      EXPECT_CLOSE(got.out, want.out, kDeltaRuleTol);
-      EXPECT_CLOSE(got.state, want.state, kDeltaRuleTol);
+      KZ_EXPECT_CLOSE(got.out, want.out, kDeltaRuleTol);
+      KZ_EXPECT_CLOSE(got.state, want.state, kDeltaRuleTol);
     }
 }
 
