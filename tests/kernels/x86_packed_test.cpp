@@ -1,7 +1,6 @@
 // The packed Q4_0 / Q8_0 kernels (kernel_table.h: PackedMatmul; x86/packed_q8_0_blocks.h) of
-// the AVX2 and AVX-512 VNNI tables, and the VNNI kernels with their instruction emulated in AVX2
-// (x86_dpbusd_emulated.h), which run wherever AVX2 does: their activation blocks carry the
-// reference converter's quants, every output follows the block-sum order of
+// the AVX2 table (groups of 8 rows) and the AVX-512 VNNI table (16 rows): their activation
+// blocks carry the reference converter's quants, every output follows the block-sum order of
 // testing/block_sum_order_model.h bit for bit, and gemm equals gemv.
 #include <gtest/gtest.h>
 
@@ -93,8 +92,10 @@ TEST_P(X86Packed, ActivationBlocksCarryTheConverterQuantsAndSums) {
 TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
-    ASSERT_EQ(table.matmul[static_cast<uint32_t>(t)].packed.rows, 8);
-    for (int64_t rows : {8, 16, 40}) {
+    // Groups of 8 rows; AVX-512's: 16.
+    const int64_t group = table.matmul[static_cast<uint32_t>(t)].packed.rows;
+    ASSERT_EQ(group, GetParam() == Variant::kAvx512Vnni ? 16 : 8);
+    for (int64_t rows : {group, 2 * group, 5 * group}) {
       for (int64_t n : {32, 64, 96, 256, 1024, 4128}) {
         SCOPED_TRACE(std::string(dtype_name(t)) + " rows " + std::to_string(rows) + " n " +
                      std::to_string(n));
@@ -117,9 +118,9 @@ TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
             ASSERT_EQ(y[r], pk.model(r, q8[i])) << "token " << i << " row " << r;
         }
         // gemm on 1..9 tokens (every tail of its token groups) and on many groups, from the
-        // second row group on (w at row 8), against the model.
+        // second row group on, against the model.
         for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 26, 50}) {
-          const int64_t r0 = rows > 8 ? 8 : 0;
+          const int64_t r0 = rows > group ? group : 0;
           std::vector<float> ym(n_tok * rows, -1.0f);
           pk.p.gemm(pk.packed.data() + r0 * row_bytes(t, n), row_bytes(t, n), rows - r0,
                     acts.data(), pk.act_row(), n_tok, n, ym.data(), rows);
@@ -137,8 +138,9 @@ TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
 // +-127; Q4_0 nibbles of 0 and 15), which the random rows above never reach.
 TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const int64_t rows = 8, n = 64;
+  const int64_t n = 64;
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
+    const int64_t rows = table.matmul[static_cast<uint32_t>(t)].packed.rows;
     std::vector<uint8_t> w(row_bytes(t, n) * rows);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t b = 0; b < n / kQK; ++b) {
@@ -163,8 +165,7 @@ TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, X86Packed,
-                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
-                                           Variant::kDpbusdEmulated),
+                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni),
                          [](const auto& info) { return variant_name(info.param); });
 
 }  // namespace

@@ -53,13 +53,13 @@ inline const char* variant_name(Variant v) {
 }
 
 // The kernel table of a variant, or nullopt when the CPU lacks its ISA. The emulated variant is
-// the AVX2 table with the emulated VNNI packed kernels (x86_dpbusd_emulated.h).
+// the AVX2 table with the emulated VNNI packed K-quant kernels (x86_dpbusd_emulated.h).
 inline std::optional<KernelTable> table_for(Variant v) {
   const auto f = features_for(v == Variant::kAvx512Vnni ? X86Level::kAvx512Vnni : X86Level::kAvx2);
   if (!f) return std::nullopt;
   KernelTable table = build_kernel_table(*f);
   if (v == Variant::kDpbusdEmulated)
-    for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
+    for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K})
       table.matmul[static_cast<uint32_t>(t)].packed = dpbusd_emulated_packed(t);
   return table;
 }

@@ -49,7 +49,8 @@ TEST_P(PackedVariants, GiveTheAvx2LogitsBitForBit) {
         "qwen35-small-q4_0", "qwen35-small-q8_0", "qwen35-small-q4_k_m"}) {
     const int64_t calls_before = testing::dpbusd_emulated_calls();
     const auto ours = logits_on(table, m), expected = logits_on(*avx2, m);
-    if (GetParam() == Variant::kDpbusdEmulated) {
+    // The emulated variant has only K-quant kernels.
+    if (GetParam() == Variant::kDpbusdEmulated && std::string(m).ends_with("k_m")) {
       EXPECT_GT(testing::dpbusd_emulated_calls(), calls_before) << m;
     }
     ASSERT_EQ(ours.size(), expected.size()) << m;

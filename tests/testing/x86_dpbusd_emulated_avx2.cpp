@@ -6,7 +6,6 @@
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"
 #include "kernels/x86/packed_q6_k_blocks.h"
-#include "kernels/x86/packed_q8_0_blocks.h"
 #endif
 
 namespace kz::testing {
@@ -63,14 +62,6 @@ PackedMatmul emulated(const char* name, decltype(PackedMatmul::pack) pack,
 PackedMatmul dpbusd_emulated_packed(DType t) {
   using Emu = SumsDpbusd<DpbusdEmulated>;
   switch (t) {
-    case DType::Q4_0:
-      return emulated<Tiles<Q4_0Weights<Emu>, kTokensAvx512>>(
-          "q4_0x8_q8_0 dpbusd_emulated", pack<Q4_0Layout>, x86::quantize_q8_0_zp8__avx2,
-          sizeof(ActBlock));
-    case DType::Q8_0:
-      return emulated<Tiles<Q8_0UnsignedWeights<Emu>, kTokensAvx512>>(
-          "q8_0ux8_q8_0 dpbusd_emulated", pack<Q8_0UnsignedLayout>, x86::quantize_q8_0_zp128__avx2,
-          sizeof(ActBlock));
     case DType::Q4_K:
       return emulated<Q4KTiles<Emu, kTokensAvx512>>(
           "q4_Kx8_q8_K dpbusd_emulated", x86::pack_q4_K_x8, x86::quantize_q8_K_sums__avx2,

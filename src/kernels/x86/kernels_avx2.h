@@ -21,13 +21,16 @@ void quantize_q8_0__avx2(const float* x, void* dst, int64_t n);
 // Packed kernels (packed_q8_0_blocks.h): weights in groups of 8 interleaved rows; activation
 // blocks of kPackedActBlockBytes (the Q8_0 block's scale as f32, the weights' zero point times
 // the quants' sum, the quants). Q8_0 is packed signed for AVX2 (pack_q8_0_x8), as unsigned
-// q + 128 for VNNI (pack_q8_0u_x8, zero point 128).
+// q + 128 for VNNI (pack_q8_0u_x16, zero point 128).
 void quantize_q8_0_zp8__avx2(const float* x, void* dst, int64_t n);
 void quantize_q8_0_zp128__avx2(const float* x, void* dst, int64_t n);
 extern const uint64_t kPackedActBlockBytes;
 void pack_q4_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q8_0_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
-void pack_q8_0u_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+// Q4_0 and unsigned Q8_0 in groups of 16 rows for 512-bit vectors
+// (matmul_packed_x16_avx512vnni.cpp), the same activation blocks.
+void pack_q4_0_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q8_0u_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 // Packed Q4_K and Q5_K (matmul_packed_q4_k_avx2.cpp): activation super-blocks of
 // kPackedQ4KActBlockBytes per 32 elements (the Q8_K scale, the sub-block sums, the quants).
 void quantize_q8_K_sums__avx2(const float* x, void* dst, int64_t n);
@@ -68,10 +71,10 @@ KZ_X86_GEMV(gemv_q4_0_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q4_0_q8_0_4x2__avx512vnni);
 KZ_X86_GEMV(gemv_q8_0_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q8_0_q8_0_4x2__avx512vnni);
-KZ_X86_GEMV(gemv_q4_0x8_q8_0__avx512vnni);
-KZ_X86_GEMM(gemm_q4_0x8_q8_0__avx512vnni);
-KZ_X86_GEMV(gemv_q8_0ux8_q8_0__avx512vnni);
-KZ_X86_GEMM(gemm_q8_0ux8_q8_0__avx512vnni);
+KZ_X86_GEMV(gemv_q4_0x16_q8_0__avx512vnni);
+KZ_X86_GEMM(gemm_q4_0x16_q8_0__avx512vnni);
+KZ_X86_GEMV(gemv_q8_0ux16_q8_0__avx512vnni);
+KZ_X86_GEMM(gemm_q8_0ux16_q8_0__avx512vnni);
 KZ_X86_GEMV(gemv_q4_Kx8_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q4_Kx8_q8_K__avx512vnni);
 KZ_X86_GEMV(gemv_q5_Kx8_q8_K__avx512vnni);

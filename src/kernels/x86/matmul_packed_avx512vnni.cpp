@@ -1,14 +1,13 @@
-// AVX-512 VNNI Q4_0 / Q8_0 / Q4_K / Q5_K / Q6_K matrix products over weights repacked into groups
-// of 8 interleaved rows: the packed AVX2 kernels (matmul_packed_avx2.cpp,
-// matmul_packed_q4_k_avx2.cpp, matmul_packed_q6_k_avx2.cpp) with each 4-byte dot product one
-// vpdpbusd (256-bit, AVX512VL; packed_sums.h). Q8_0's quants are packed as unsigned bytes (+128),
-// so its activation blocks carry 128 times their sums. The same bits as the AVX2 kernels.
+// AVX-512 VNNI Q4_K / Q5_K / Q6_K matrix products over weights repacked into groups of 8
+// interleaved rows: the packed AVX2 kernels (matmul_packed_q4_k_avx2.cpp,
+// matmul_packed_q6_k_avx2.cpp) with each 4-byte dot product one vpdpbusd (256-bit, AVX512VL;
+// packed_sums.h). The same bits as the AVX2 kernels. (Q4_0 and Q8_0: groups of 16 rows,
+// matmul_packed_x16_avx512vnni.cpp.)
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"
 #include "kernels/x86/packed_q6_k_blocks.h"
-#include "kernels/x86/packed_q8_0_blocks.h"
 
 namespace kz::x86 {
 namespace {
@@ -20,35 +19,12 @@ struct Vpdpbusd {
     return _mm256_dpbusd_epi32(acc, u, s);
   }
 };
-using TilesQ4_0 = Tiles<Q4_0Weights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
-using TilesQ8_0u = Tiles<Q8_0UnsignedWeights<SumsDpbusd<Vpdpbusd>>, kTokensAvx512>;
 using TilesQ4K = Q4KTiles<SumsDpbusd<Vpdpbusd>, kTokensAvx512>;
 using TilesQ5K = Q4KTiles<SumsDpbusd<Vpdpbusd>, kTokensAvx512, Q5Quants>;
 using TilesQ6K = Q6KTiles<Q6SumsDpbusd<Vpdpbusd>, kTokensAvx512>;
 
 }  // namespace
 
-void pack_q8_0u_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
-  pack<Q8_0UnsignedLayout>(w, row_bytes, n_rows, n, dst);
-}
-void gemv_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
-                                  const void* act, int64_t n, float* y) {
-  packed::gemv<TilesQ4_0>(w, row_bytes, n_rows, act, n, y);
-}
-void gemm_q4_0x8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
-                                  const void* act, uint64_t act_row_bytes, int64_t n_tok, int64_t n,
-                                  float* y, int64_t y_stride) {
-  packed::gemm<TilesQ4_0>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
-}
-void gemv_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
-                                   const void* act, int64_t n, float* y) {
-  packed::gemv<TilesQ8_0u>(w, row_bytes, n_rows, act, n, y);
-}
-void gemm_q8_0ux8_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
-                                   const void* act, uint64_t act_row_bytes, int64_t n_tok,
-                                   int64_t n, float* y, int64_t y_stride) {
-  packed::gemm<TilesQ8_0u>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
-}
 void gemv_q4_Kx8_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                   const void* act, int64_t n, float* y) {
   packed::gemv<TilesQ4K>(w, row_bytes, n_rows, act, n, y);

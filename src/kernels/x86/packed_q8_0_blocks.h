@@ -1,7 +1,8 @@
 // What the packed Q4_0 / Q8_0 kernels of every x86 ISA share (matmul_packed_avx2.cpp,
-// matmul_packed_avx512vnni.cpp): the packed blocks of 8 interleaved rows, the activation block,
-// the packing loop, the block dot products of unsigned packed quants with a sums policy
-// (packed_sums.h), and the tile that turns a block's 8 exact integer dot products into floats.
+// matmul_packed_x16_avx512vnni.cpp): the packed blocks of 8 interleaved rows (AVX-512: 16), the
+// activation block, the packing loop, the block dot products of unsigned packed quants with a
+// sums policy (packed_sums.h), and the tile that turns a block's 8 exact integer dot products
+// into floats.
 // A weights policy W supplies the layout (W::Packed, W::Block, W::pack_block) and
 //   template <int NT> static void dots(const Packed& w, const ActBlock* const a[NT],
 //                                      __m256i isum[NT]);
@@ -15,7 +16,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "kernels/x86/packed_driver.h"
 #include "kernels/x86/packed_sums.h"
@@ -25,19 +25,24 @@
 namespace kz::x86::packed {
 namespace {  // per file: see simd_avx2.h
 
-// Block b of a group of 8 rows: the rows' scales, then their quants in 32-byte vectors, vector j
-// holding elements 4j..4j+3 of row r at bytes 4r..4r+3. Q4_0 keeps the file's nibble pairing, so
-// its vector j carries elements 4j.. in the low nibbles and 16+4j.. in the high nibbles.
-struct PackedQ4_0 {
-  uint16_t d[kRows];
-  uint8_t qs[kRows * kQK / 2];
+// Block b of a group of R rows (8; 16 for 512-bit vectors): the rows' scales, then their quants
+// in vectors of 4R bytes, vector j holding elements 4j..4j+3 of row r at bytes 4r..4r+3. Q4_0
+// keeps the file's nibble pairing, so its vector j carries elements 4j.. in the low nibbles and
+// 16+4j.. in the high nibbles.
+template <int R, class Quant, int kQuantBytes>
+struct PackedRows {
+  uint16_t d[R];
+  Quant qs[R * kQuantBytes];
 };
-struct PackedQ8_0 {
-  uint16_t d[kRows];
-  int8_t qs[kRows * kQK];
-};
+constexpr int kRows16 = 2 * kRows;
+using PackedQ4_0 = PackedRows<kRows, uint8_t, kQK / 2>;
+using PackedQ8_0 = PackedRows<kRows, int8_t, kQK>;
+using PackedQ4_0x16 = PackedRows<kRows16, uint8_t, kQK / 2>;
+using PackedQ8_0x16 = PackedRows<kRows16, int8_t, kQK>;
 static_assert(sizeof(PackedQ4_0) == kRows * sizeof(BlockQ4_0));
 static_assert(sizeof(PackedQ8_0) == kRows * sizeof(BlockQ8_0));
+static_assert(sizeof(PackedQ4_0x16) == kRows16 * sizeof(BlockQ4_0));
+static_assert(sizeof(PackedQ8_0x16) == kRows16 * sizeof(BlockQ8_0));
 
 // An activation block: the Q8_0 block's scale as f32; `offset`, the weights' zero point times the
 // sum of the quants (what a weight stored as q + zero point adds to a dot product: 8 for Q4_0's
@@ -48,40 +53,44 @@ struct ActBlock {
   int8_t qs[kQK];
 };
 
-// File block -> packed layout: each row's 4-byte groups in order (Q4_0: the file's nibble
-// pairing, so group j carries elements 4j.. in its low nibbles and 16+4j.. in its high ones).
-template <class P, class B>
+// File block -> packed layout of groups of R rows: each row's 4-byte groups in order (Q4_0: the
+// file's nibble pairing, so group j carries elements 4j.. in its low nibbles and 16+4j.. in its
+// high ones).
+template <class P, class B, int R = kRows>
 struct FileOrderLayout {
   using Packed = P;
   using Block = B;
+  static constexpr int kGroupRows = R;
   static void pack_block(const Block& b, int r, Packed& out) {
     out.d[r] = b.d;
     for (int j = 0; j < int(sizeof b.qs) / 4; ++j)
-      std::memcpy(out.qs + 32 * j + 4 * r, b.qs + 4 * j, 4);
+      std::memcpy(out.qs + 4 * R * j + 4 * r, b.qs + 4 * j, 4);
   }
 };
 using Q4_0Layout = FileOrderLayout<PackedQ4_0, BlockQ4_0>;
+using Q4_0x16Layout = FileOrderLayout<PackedQ4_0x16, BlockQ4_0, kRows16>;
 using Q8_0Layout = FileOrderLayout<PackedQ8_0, BlockQ8_0>;
 
 // Q8_0 with each quant stored as the unsigned byte q + 128 (zero point 128): an unsigned operand
 // for the u8 x s8 dot-product instructions without a per-token sign fix-up.
-struct Q8_0UnsignedLayout {
-  using Packed = PackedQ8_0;
+struct Q8_0Unsignedx16Layout {
+  using Packed = PackedQ8_0x16;
   using Block = BlockQ8_0;
+  static constexpr int kGroupRows = kRows16;
   static void pack_block(const Block& b, int r, Packed& out) {
     out.d[r] = b.d;
     for (int j = 0; j < 8; ++j)
       for (int i = 0; i < 4; ++i)
-        out.qs[32 * j + 4 * r + i] = int8_t(uint8_t(b.qs[4 * j + i]) ^ 0x80);
+        out.qs[4 * kRows16 * j + 4 * r + i] = int8_t(uint8_t(b.qs[4 * j + i]) ^ 0x80);
   }
 };
 
 template <class W>
 void pack(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   auto* out = reinterpret_cast<typename W::Packed*>(dst);
-  for (int64_t g = 0; g < n_rows; g += kRows)
+  for (int64_t g = 0; g < n_rows; g += W::kGroupRows)
     for (int64_t b = 0; b < n / kQK; ++b, ++out)
-      for (int r = 0; r < kRows; ++r)
+      for (int r = 0; r < W::kGroupRows; ++r)
         W::pack_block(reinterpret_cast<const typename W::Block*>(w + (g + r) * row_bytes)[b], r,
                       *out);
 }
@@ -103,23 +112,6 @@ struct Q4_0Weights : Q4_0Layout {
         s[t] = S::add(s[t], lo, broadcast_4_bytes(a[t]->qs + 4 * j));
         s[t] = S::add(s[t], hi, broadcast_4_bytes(a[t]->qs + 16 + 4 * j));
       }
-    }
-    for (int t = 0; t < NT; ++t) isum[t] = S::finish(s[t], a[t]->offset);
-  }
-};
-
-// Q8_0 stored unsigned (q + 128); only for sums in 32-bit lanes (SumsDpbusd): 16-bit pair sums
-// of 255 * 128 would saturate.
-template <class S>
-struct Q8_0UnsignedWeights : Q8_0UnsignedLayout {
-  static_assert(!std::is_same_v<S, SumsMaddubs>, "16-bit pair sums of q + 128 saturate");
-  template <int NT>
-  static void dots(const Packed& w, const ActBlock* const a[NT], __m256i isum[NT]) {
-    __m256i s[NT];
-    for (int t = 0; t < NT; ++t) s[t] = S::start(a[t]->offset);
-    for (int j = 0; j < 8; ++j) {
-      const __m256i v = load_i8x32(w.qs + 32 * j);
-      for (int t = 0; t < NT; ++t) s[t] = S::add(s[t], v, broadcast_4_bytes(a[t]->qs + 4 * j));
     }
     for (int t = 0; t < NT; ++t) isum[t] = S::finish(s[t], a[t]->offset);
   }

@@ -9,9 +9,11 @@
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K, q5_K, q6_K likewise (matmul_packed_q4_k_avx2.cpp,
 //                  matmul_packed_q6_k_avx2.cpp)
-//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q5_K,
-//                  q6_K with vpdpbusd (matmul_packed_avx512vnni.cpp), in tiles of 8 tokens
-//                  (AVX2's: 4); the same bits as __avx2; ops: attention, the delta rule and
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0 with rows % 16
+//                  == 0 in groups of 16 rows, 512-bit vpdpbusd (matmul_packed_x16_avx512vnni.cpp;
+//                  rows % 16 == 8 keep the unpacked kernels); packed q4_K, q5_K, q6_K with
+//                  256-bit vpdpbusd (matmul_packed_avx512vnni.cpp); tiles of 8 tokens (AVX2's:
+//                  4); the same bits as __avx2; ops: attention, the delta rule and
 //                  the element-wise ops with an exponential in 16 lanes, the same bits as AVX2's
 #include "kernels/kernel_table.h"
 
@@ -36,9 +38,9 @@ void set(KernelTable& t, DType type, decltype(MatmulKernel::gemv) gemv,
 void set_packed(KernelTable& t, DType type, decltype(PackedMatmul::pack) pack,
                 decltype(PackedMatmul::quantize) quantize, uint64_t act_block_bytes,
                 decltype(PackedMatmul::gemv) gemv, decltype(PackedMatmul::gemm) gemm,
-                const char* name) {
+                const char* name, int rows = 8) {
   PackedMatmul& p = t.matmul[static_cast<uint32_t>(type)].packed;
-  p.rows = 8;
+  p.rows = rows;
   p.pack = pack;
   p.quantize = quantize;
   p.act_block_bytes = act_block_bytes;
@@ -81,11 +83,12 @@ void add_avx512vnni(KernelTable& t) {
       "q4_0_q8_0 avx512vnni");
   set(t, DType::Q8_0, gemv_q8_0_q8_0__avx512vnni, gemm_q8_0_q8_0_4x2__avx512vnni,
       "q8_0_q8_0 avx512vnni");
-  set_packed(t, DType::Q4_0, pack_q4_0_x8, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
-             gemv_q4_0x8_q8_0__avx512vnni, gemm_q4_0x8_q8_0__avx512vnni, "q4_0x8_q8_0 avx512vnni");
-  set_packed(t, DType::Q8_0, pack_q8_0u_x8, quantize_q8_0_zp128__avx2, kPackedActBlockBytes,
-             gemv_q8_0ux8_q8_0__avx512vnni, gemm_q8_0ux8_q8_0__avx512vnni,
-             "q8_0ux8_q8_0 avx512vnni");
+  set_packed(t, DType::Q4_0, pack_q4_0_x16, quantize_q8_0_zp8__avx2, kPackedActBlockBytes,
+             gemv_q4_0x16_q8_0__avx512vnni, gemm_q4_0x16_q8_0__avx512vnni,
+             "q4_0x16_q8_0 avx512vnni", 16);
+  set_packed(t, DType::Q8_0, pack_q8_0u_x16, quantize_q8_0_zp128__avx2, kPackedActBlockBytes,
+             gemv_q8_0ux16_q8_0__avx512vnni, gemm_q8_0ux16_q8_0__avx512vnni,
+             "q8_0ux16_q8_0 avx512vnni", 16);
   set_packed(t, DType::Q4_K, pack_q4_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
              gemv_q4_Kx8_q8_K__avx512vnni, gemm_q4_Kx8_q8_K__avx512vnni, "q4_Kx8_q8_K avx512vnni");
   set_packed(t, DType::Q5_K, pack_q5_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
