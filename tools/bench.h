@@ -52,12 +52,17 @@ struct ChatReplayResult {
   std::vector<double> ttft_recompute_s;  // per turn, recomputing the whole history
   // per turn, the tokens the reuse run computed, as a prompt of their own in an empty session
   std::vector<double> ttft_alone_s;
+  // per turn, the same tokens after the same cached prefix, in a session that holds just that
+  // prefix (computed first, untimed) and has its checkpoint buffers: their prefill at their
+  // depth, without the reuse path's checkpoint restore and message-boundary checkpoints
+  std::vector<double> ttft_at_depth_s;
   std::vector<int64_t> cached_tokens;  // per turn, with reuse
 };
 
 // Replays a conversation of `turns` user messages of about `tokens_per_turn` tokens each (with
 // short generated answers), once with prefix reuse and once recomputing every turn; and the
-// new tokens of each turn alone, the bound that reuse approaches.
+// new tokens of each turn alone, at position 0 and at their depth: the bounds that reuse
+// approaches.
 // `sp` chooses the devices and threads; its context size is set here.
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
                              SessionParams sp);

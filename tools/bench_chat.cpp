@@ -23,12 +23,14 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
                              SessionParams sp) {
   auto engine = Engine::load(model_path);
   sp.n_ctx = int64_t(turns) * (tokens_per_turn + 64) + 256;
-  Session reuse(engine, sp), recompute(engine, sp), alone(engine, sp);
+  Session reuse(engine, sp), recompute(engine, sp), alone(engine, sp), at_depth(engine, sp);
   GenerateParams gp;
   gp.sampling.temperature = 0.0f;
   gp.max_tokens = 16;
   GenerateParams gp_recompute = gp;
   gp_recompute.reuse_prefix = false;
+  GenerateParams prefill_only = gp_recompute;
+  prefill_only.max_tokens = 0;
   // The engine's first use repacks the weights (once per process; seconds on 0.8B): done first,
   // so that turn 1 compares the ways of computing a prompt, not which ran first.
   const int32_t warm_up_token = 0;
@@ -42,10 +44,24 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
     const GenerateResult b = recompute.generate(history, gp_recompute);
     const auto new_tokens = std::span(reuse.tokens()).subspan(a.cached_tokens, a.prefill_tokens);
     const GenerateResult c = alone.generate_tokens(new_tokens, gp_recompute);
+    const auto prompt = std::span(reuse.tokens()).first(a.prompt_tokens);
+    auto hold_prefix = [&] {
+      if (a.cached_tokens > 0)
+        at_depth.generate_tokens(prompt.first(a.cached_tokens), prefill_only);
+      else
+        at_depth.reset();
+    };
+    // Twice, timing the second: the first makes the checkpoint buffers it needs (a reset keeps
+    // them), so that fresh memory is not in the baseline.
+    hold_prefix();
+    at_depth.generate_tokens(prompt, gp);
+    hold_prefix();
+    const GenerateResult d = at_depth.generate_tokens(prompt, gp);
     out.prompt_tokens.push_back(a.prompt_tokens);
     out.ttft_reuse_s.push_back(a.ttft_s);
     out.ttft_recompute_s.push_back(b.ttft_s);
     out.ttft_alone_s.push_back(c.ttft_s);
+    out.ttft_at_depth_s.push_back(d.ttft_s);
     out.cached_tokens.push_back(a.cached_tokens);
     history.push_back({"assistant", a.text, ""});
   }

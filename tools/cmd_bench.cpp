@@ -107,7 +107,8 @@ int cmd_bench(int argc, char** argv) {
       "one token at a time) in tokens/s, mean ± sd over -r runs, at each context depth "
       "-d (tokens already in the cache, not timed). pp rows also give the time to first "
       "token (ms). --chat N replays an N-turn conversation -r times, with and without prefix "
-      "reuse (medians). "
+      "reuse, beside the new tokens of each turn prefilled alone at position 0 and after the "
+      "same prefix (medians). "
       "--spec S generates -n tokens greedily with and without speculative decoding, "
       "alternating, -r runs each; S = replay drafts the model's own greedy continuation "
       "(full acceptance), which measures the cost of verification itself.");
@@ -336,8 +337,8 @@ int cmd_bench(int argc, char** argv) {
                   path.c_str(), chat_turns, chat_tokens, reps);
       std::printf(
           "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
-          "new tokens alone ms | reuse / alone |\n");
-      std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "new tokens alone ms | reuse / alone | new tokens at depth ms | reuse / at depth |\n");
+      std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (int t = 0; t < chat_turns; ++t) {
         auto median = [&](auto of) {
           std::vector<double> v;
@@ -346,13 +347,15 @@ int cmd_bench(int argc, char** argv) {
         };
         const ChatReplayResult& c = runs.front();
         std::printf(
-            "| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx |\n", t + 1,
+            "| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx | %.1f | %.2fx |\n", t + 1,
             (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
             median([&](const auto& r) { return r.ttft_reuse_s[t]; }) * 1e3,
             median([&](const auto& r) { return r.ttft_recompute_s[t]; }) * 1e3,
             median([&](const auto& r) { return r.ttft_recompute_s[t] / r.ttft_reuse_s[t]; }),
             median([&](const auto& r) { return r.ttft_alone_s[t]; }) * 1e3,
-            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_alone_s[t]; }));
+            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_alone_s[t]; }),
+            median([&](const auto& r) { return r.ttft_at_depth_s[t]; }) * 1e3,
+            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_at_depth_s[t]; }));
       }
     }
   }

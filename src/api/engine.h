@@ -130,7 +130,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Renders the conversation, reuses the longest prefix this session already holds, prefills the
-  // rest and samples until an end-of-turn token, a stop string, max_tokens or a cancel.
+  // rest and samples until an end-of-turn token, a stop string, max_tokens or a cancel. After the
+  // answer (the last callback), it makes the buffers of the next turn's checkpoints, within the
+  // checkpoint budget, so that they cost nothing before that turn's first token.
   GenerateResult generate(std::span<const ChatMessage> messages, const GenerateParams& params,
                           const TokenCallback& on_text = {});
   // The same from token ids (no chat formatting).

@@ -248,6 +248,9 @@ GenerateResult Session::generate(std::span<const ChatMessage> messages,
   ReplyParser reply(engine.chat_format(), thinking_open, !params.tools.empty());
   GenerateResult res = impl_->generate(prompt, boundaries, params, reply, on_text);
   res.dropped_messages = fitted.dropped_messages;
+  // A conversation goes on: the answer is out, so the next turn's buffers are made now, off its
+  // time to first token (generate_tokens, one-shot, leaves this).
+  impl_->seq_.prepare_checkpoint_buffers();
   return res;
 }
 

@@ -109,6 +109,7 @@ void Sequence::checkpoint() {
 }
 
 Checkpoint Sequence::take_buffer(size_t pending) {
+  ++taken_;
   if (!spare_.empty()) {
     Checkpoint c{0, std::move(spare_.back())};
     spare_.pop_back();
@@ -121,6 +122,14 @@ Checkpoint Sequence::take_buffer(size_t pending) {
     return oldest;
   }
   return {};
+}
+
+void Sequence::prepare_checkpoint_buffers() {
+  const uint64_t one = state_.recur.bytes();
+  while (has_recurrent_layers() && spare_.size() < taken_ &&
+         checkpoint_bytes() + spare_bytes() + one <= policy_.budget_bytes)
+    spare_.push_back(state_.recur);  // a copy: every page is touched now, not in the next turn
+  taken_ = 0;
 }
 
 void Sequence::recycle(Checkpoint&& c) {

@@ -52,6 +52,10 @@ class Sequence {
 
   // Checkpoints the current position (e.g. at the end of a generated answer).
   void checkpoint();
+  // Makes kept buffers, within the budget, for as many checkpoints as were taken since the last
+  // call: the next turn likely takes as many, and then fills no fresh memory (tens of ms per
+  // checkpoint in page faults) before its first token. For idle time, e.g. after an answer.
+  void prepare_checkpoint_buffers();
   void reset();
 
   const std::vector<int32_t>& tokens() const { return tokens_; }
@@ -90,6 +94,7 @@ class Sequence {
   std::vector<int32_t> tokens_;          // tokens_[i] is at position i; size() == n_past
   std::vector<Checkpoint> checkpoints_;  // ascending n_past
   std::vector<RecurrentStates> spare_;   // buffers of dropped checkpoints (recycle)
+  size_t taken_ = 0;                     // checkpoints taken since prepare_checkpoint_buffers()
   Checkpoint before_verify_;             // the recurrent state before the last verify()
   int64_t verified_ = 0;                 // tokens the last verify() evaluated
 };

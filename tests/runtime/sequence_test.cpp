@@ -152,6 +152,38 @@ TEST_P(PrefixReuse, DroppedCheckpointBuffersAreReused) {
   EXPECT_LE(rel_rms(logits, from_scratch(b)), kSameComputation);
 }
 
+// After a turn, as many buffers as it took checkpoints are made ready for the next turn, within
+// the budget; the next turn then takes them instead of fresh memory.
+TEST_P(PrefixReuse, PreparedBuffersServeTheNextTurnsCheckpoints) {
+  if (!hybrid()) GTEST_SKIP() << "no recurrent layers";
+  const auto a = random_tokens(200, 9);
+  Sequence probe(*model_, 512, DType::F32, DType::F32, {});
+  const uint64_t one = probe.state().fixed_bytes();
+  const CheckpointPolicy policy{0, 5 * one};
+  Sequence seq(*model_, 512, DType::F32, DType::F32, policy);
+  Scratch s;
+  std::vector<float> logits;
+  const std::vector<int64_t> first_turn = {40, 80};
+  seq.append(*backend_, s, std::span(a).first(100), first_turn, logits);
+  seq.checkpoint();  // 3 taken
+  seq.prepare_checkpoint_buffers();
+  EXPECT_EQ(seq.spare_bytes(), 2 * one);  // 3 taken, but only 2 more fit in the budget
+  seq.prepare_checkpoint_buffers();       // none taken since: nothing more
+  EXPECT_EQ(seq.spare_bytes(), 2 * one);
+
+  const std::vector<int64_t> second_turn = {140, 180};
+  seq.append(*backend_, s, std::span(a).subspan(100), second_turn, logits);
+  EXPECT_EQ(seq.spare_bytes(), 0u);
+  EXPECT_EQ(seq.checkpoint_count(), 5u);
+  EXPECT_LE(rel_rms(logits, from_scratch(a)), kSameComputation);
+  // Resuming from the newest checkpoint gives the same numbers as computing from scratch.
+  auto b = a;
+  b[190] = (b[190] + 1) % 1019;
+  EXPECT_EQ(seq.resume(b), 180);
+  seq.append(*backend_, s, std::span(b).subspan(180), {}, logits);
+  EXPECT_LE(rel_rms(logits, from_scratch(b)), kSameComputation);
+}
+
 // append() checkpoints inside a batch without splitting it (and across the model's 512-token
 // batches, at the edge between two and after it): each checkpoint holds the recurrent state of
 // evaluating exactly its prefix.
