@@ -118,11 +118,11 @@ struct Q4_0Weights : Q4_0Layout {
 };
 
 // One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
-template <class W, int kMaxTokens = kTokensAvx2>
+template <class W>
 struct Tiles {
   using Packed = typename W::Packed;
   static constexpr int64_t kBlock = kQK;
-  static constexpr int kTokens = kMaxTokens;
+  static constexpr int kTokens = kTokensAvx2;
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
