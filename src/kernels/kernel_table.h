@@ -67,8 +67,6 @@ struct OpKernels {
   // Attention for the (query token, query head) pairs i in [begin, end), i = t * n_head + h.
   void (*attention)(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                     float scale, float* out, int64_t begin, int64_t end) = nullptr;
-  void (*ssm_conv)(const float* x, int64_t n_tok, int64_t channels, int d_conv, const float* w,
-                   float* state, float* out) = nullptr;
   void (*gated_rms_norm)(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
                          float eps, float* y) = nullptr;
   // n_tok tokens of the gated delta rule recurrence for value heads [h_begin, h_end) (the

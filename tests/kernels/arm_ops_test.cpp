@@ -203,7 +203,6 @@ TEST(ArmOps, TableTakesThemWithNeon) {
   EXPECT_EQ(t.ops.delta_rule, &arm::delta_rule__neon);
   EXPECT_EQ(t.ops.l2_norm, &arm::l2_norm__neon);
   EXPECT_EQ(t.ops.to_f16, &arm::to_f16__neon);
-  EXPECT_EQ(t.ops.ssm_conv, nullptr);  // the reference's, as on x86
   EXPECT_EQ(build_kernel_table(CpuFeatures{}).ops.attention, nullptr);
 }
 
