@@ -29,6 +29,8 @@ class RecurrentStates {
   RecurrentStates() = default;
   // n_layers zeroed states.
   RecurrentStates(int n_layers, int64_t conv_floats, int64_t ssm_floats);
+  // Zeroed states of this one's shape: a buffer to copy states into (no read of these).
+  RecurrentStates shaped_alike() const { return {n_layers_, conv_floats_, ssm_floats_}; }
 
   size_t size() const { return size_t(n_layers_); }  // layers
   bool empty() const { return n_layers_ == 0; }

@@ -43,7 +43,7 @@ void Sequence::append(Backend& backend, Scratch& scratch, std::span<const int32_
   std::vector<Checkpoint> snapshots;
   for (int64_t p : checkpoint_positions(int64_t(tokens.size()), boundaries)) {
     Checkpoint c = take_buffer(snapshots.size());
-    if (c.recur.empty()) c.recur = state_.recur;  // sized for the model to overwrite
+    if (c.recur.empty()) c.recur = state_.recur.shaped_alike();  // for the model to fill
     c.n_past = p;
     snapshots.push_back(std::move(c));
   }
@@ -128,7 +128,7 @@ void Sequence::prepare_checkpoint_buffers() {
   const uint64_t one = state_.recur.bytes();
   while (has_recurrent_layers() && spare_.size() < taken_ &&
          checkpoint_bytes() + spare_bytes() + one <= policy_.budget_bytes)
-    spare_.push_back(state_.recur);  // a copy: every page is touched now, not in the next turn
+    spare_.push_back(state_.recur.shaped_alike());  // zeroed: its pages are touched now
   taken_ = 0;
 }
 
