@@ -53,8 +53,8 @@ class Sequence {
   // Checkpoints the current position (e.g. at the end of a generated answer).
   void checkpoint();
   // Makes kept buffers, within the budget, for as many checkpoints as were taken since the last
-  // call: the next turn likely takes as many, and then fills no fresh memory (tens of ms per
-  // checkpoint in page faults) before its first token. For idle time, e.g. after an answer.
+  // call: the next turn likely takes as many, and then fills no fresh memory (its page faults;
+  // docs/benchmarks.md, "Prefix reuse") before its first token. For idle time, after an answer.
   void prepare_checkpoint_buffers();
   void reset();
 

@@ -79,6 +79,9 @@ TEST_P(CpuVsRef, Matmul) {
                   DType::Q5_K, DType::Q6_K}) {
     for (auto [cols, rows, n_tok] : {std::tuple<int64_t, int64_t, int64_t>{256, 37, 1},
                                      {512, 64, 5},
+                                     // 8 rows over a multiple of 16: AVX-512's 16-row packed
+                                     // Q4_0 / Q8_0 leave it to the unpacked kernels
+                                     {256, 40, 3},
                                      {1024, 133, 9},
                                      {2048, 16, 2}}) {
       SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::to_string(rows) + "x" +

@@ -42,6 +42,10 @@ class PrefixReuse : public ::testing::TestWithParam<ReuseParam> {
     backend_ = make_backend(GetParam().backend, 2);
   }
   bool hybrid() const { return GetParam().model.find("qwen35") != std::string::npos; }
+  // Bytes of one checkpoint: the model's recurrent state.
+  uint64_t checkpoint_size() const {
+    return Sequence(*model_, 512, DType::F32, DType::F32, {}).state().fixed_bytes();
+  }
 
   std::vector<float> from_scratch(std::span<const int32_t> tokens) {
     Sequence seq(*model_, 512, DType::F32, DType::F32, {});
@@ -120,8 +124,7 @@ TEST_P(PrefixReuse, DroppedCheckpointBuffersAreReused) {
   if (!hybrid()) GTEST_SKIP() << "no recurrent layers";
   const auto a = random_tokens(200, 8);
   const std::vector<int64_t> boundaries = {40, 80, 120};
-  Sequence probe(*model_, 512, DType::F32, DType::F32, {});
-  const uint64_t one = probe.state().fixed_bytes();
+  const uint64_t one = checkpoint_size();
   const CheckpointPolicy policy{0, 3 * one};
   Sequence seq(*model_, 512, DType::F32, DType::F32, policy);
   Scratch s;
@@ -157,8 +160,7 @@ TEST_P(PrefixReuse, DroppedCheckpointBuffersAreReused) {
 TEST_P(PrefixReuse, PreparedBuffersServeTheNextTurnsCheckpoints) {
   if (!hybrid()) GTEST_SKIP() << "no recurrent layers";
   const auto a = random_tokens(200, 9);
-  Sequence probe(*model_, 512, DType::F32, DType::F32, {});
-  const uint64_t one = probe.state().fixed_bytes();
+  const uint64_t one = checkpoint_size();
   const CheckpointPolicy policy{0, 5 * one};
   Sequence seq(*model_, 512, DType::F32, DType::F32, policy);
   Scratch s;
