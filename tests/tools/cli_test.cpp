@@ -141,6 +141,26 @@ TEST(Cli, BenchRooflineProbesEachRunAndLeavesItsBufferOutOfPeakRss) {
   EXPECT_LT(std::stod(r.out.substr(peak + 9)), 200.0) << r.out;
 }
 
+TEST(Cli, BenchChatReusesEachTurnsPrefix) {
+  const CliResult r = kazeia("bench -m " + kTiny35 + " -p 0 -n 0 -r 1 --chat 3 --chat-tokens 24");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Each turn's row: | turn | prompt tokens | cached | ...; a turn restores more of the history
+  // than the one before it (up to the last message boundary it shares), never its whole prompt.
+  int64_t previous_cached = -1;
+  for (int turn = 1; turn <= 3; ++turn) {
+    const size_t row = r.out.find("\n| " + std::to_string(turn) + " | ");
+    ASSERT_NE(row, std::string::npos) << r.out;
+    const size_t prompt_at = r.out.find('|', row + 2) + 1;
+    const size_t cached_at = r.out.find('|', prompt_at) + 1;
+    const int64_t prompt = std::stoll(r.out.substr(prompt_at));
+    const int64_t cached = std::stoll(r.out.substr(cached_at));
+    if (turn == 1) EXPECT_EQ(cached, 0) << r.out;
+    EXPECT_GT(cached, previous_cached) << r.out;
+    EXPECT_LT(cached, prompt) << r.out;
+    previous_cached = cached;
+  }
+}
+
 TEST(Cli, HelpOnEveryCommand) {
   for (const char* c :
        {"run", "chat", "inspect", "tokenize", "logits", "mkmodel", "perplexity", "bench"}) {
