@@ -91,14 +91,20 @@ struct PackedK : testing::PackedMatrix {
   }
 };
 
+// Rows per packed group: 16 for Q4_K on AVX-512 VNNI (512-bit vectors), else 8.
+int64_t expected_group_rows(Variant v, DType t) {
+  return v == Variant::kAvx512Vnni && t == DType::Q4_K ? 16 : 8;
+}
+
 class X86PackedQ4K : public ::testing::TestWithParam<std::tuple<Variant, DType>> {};
 
 TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
   const auto [variant, type] = GetParam();
   KZ_VARIANT_TABLE_OR_SKIP(variant, table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
-  ASSERT_EQ(table.matmul[static_cast<uint32_t>(type)].packed.rows, 8);
-  for (int64_t rows : {8, 16, 40}) {
+  const int64_t group = table.matmul[static_cast<uint32_t>(type)].packed.rows;
+  ASSERT_EQ(group, expected_group_rows(variant, type));
+  for (int64_t rows : {group, 2 * group, 5 * group}) {
     for (int64_t n : {256, 512, 3 * 256, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
       const auto w = testing::random_matrix(type, rows, n, uint32_t(rows + n));
@@ -121,7 +127,7 @@ TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
       // gemm on 1..9 tokens (every tail of its token groups) and more, from the second row
       // group on when there is one.
       for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11}) {
-        const int64_t r0 = rows > 8 ? 8 : 0;
+        const int64_t r0 = rows > group ? group : 0;
         std::vector<float> y(n_tok * rows, -1.0f);
         pk.p.gemm(pk.packed.data() + r0 * pk.rb(), pk.rb(), rows - r0, acts.data(), pk.act_row(),
                   n_tok, n, y.data() + r0, rows);
@@ -153,7 +159,7 @@ void fill_extreme(std::vector<uint8_t>& w, int64_t rows, int64_t n, DType t) {
 TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
   const auto [variant, type] = GetParam();
   KZ_VARIANT_TABLE_OR_SKIP(variant, table);
-  const int64_t rows = 8, n = 512;
+  const int64_t rows = expected_group_rows(variant, type), n = 512;
   std::vector<uint8_t> w(row_bytes(type, n) * rows);
   if (type == DType::Q5_K)
     fill_extreme<BlockQ5K>(w, rows, n, type);

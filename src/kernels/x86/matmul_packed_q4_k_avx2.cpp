@@ -4,8 +4,8 @@
 // of the 8 rows, so int32 lane r sums row r's products exactly and no horizontal sums are
 // needed. The row-major kernels (gemm_k_quants_tiles.h) unpack a super-block into 16 vectors and
 // reduce every output across lanes; here one vector of quants serves 8 rows and a super-block's
-// scales unpack with a few vector operations for all 8. Also the packing and the activation
-// converter of every ISA's packed Q4_K and Q5_K kernels.
+// scales unpack with a few vector operations for all 8. Also the packing (8 rows; Q4_K also 16) and
+// the activation converter of every ISA's packed Q4_K and Q5_K kernels.
 #include <immintrin.h>
 
 #include <cstring>
@@ -25,13 +25,13 @@ using namespace packed;
 using Tiles = Q4KTiles<SumsMaddubs>;
 using TilesQ5K = Q4KTiles<SumsMaddubs, kTokensAvx2, Q5Quants>;
 
-// Q4_K or Q5_K rows (Block) into Packed super-blocks (packed_q4_k_blocks.h).
-template <class Packed, class Block>
+// Q4_K or Q5_K rows (Block) into Packed super-blocks of R rows (packed_q4_k_blocks.h).
+template <class Packed, class Block, int R = kRows>
 void pack_k(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   auto* out = reinterpret_cast<Packed*>(dst);
-  for (int64_t g = 0; g < n_rows; g += kRows)
+  for (int64_t g = 0; g < n_rows; g += R)
     for (int64_t b = 0; b < n / kQK_K; ++b, ++out)
-      for (int r = 0; r < kRows; ++r) {
+      for (int r = 0; r < R; ++r) {
         const Block& in = reinterpret_cast<const Block*>(w + (g + r) * row_bytes)[b];
         out->d[r] = in.d;
         out->dmin[r] = in.dmin;
@@ -62,6 +62,9 @@ const uint64_t kPackedQ4KActBlockBytes = sizeof(ActBlockK) / (kQK_K / kQK);
 
 void pack_q4_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   pack_k<PackedQ4K, BlockQ4K>(w, row_bytes, n_rows, n, dst);
+}
+void pack_q4_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  pack_k<PackedQ4Kx16, BlockQ4K, 2 * kRows>(w, row_bytes, n_rows, n, dst);
 }
 void pack_q5_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   pack_k<PackedQ5K, BlockQ5K>(w, row_bytes, n_rows, n, dst);

@@ -1,5 +1,6 @@
 // What the packed Q4_K and Q5_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
-// matmul_packed_avx512vnni.cpp): the packed super-blocks of 8 interleaved rows, the activation
+// matmul_packed_avx512vnni.cpp, matmul_packed_x16_avx512vnni.cpp): the packed super-blocks of 8
+// interleaved rows (Q4_K on AVX-512: 16), the activation
 // super-block, the scale unpacking and the tile, over an ISA's sums policy S (packed_sums.h) and
 // a format's quants Q (Q4Quants, Q5Quants).
 //
@@ -23,15 +24,20 @@
 namespace kz::x86::packed {
 namespace {  // per file: see simd_avx2.h
 
-// Super-block b of a group of 8 rows. scales[w][r] is 32-bit word w of row r's 12 scale bytes;
-// qs[j][i] holds bytes 4i..4i+3 of row r's 32-byte chunk j at bytes 4r..4r+3 (low nibbles:
-// sub-block 2j, elements 64j+4i..; high nibbles: sub-block 2j+1, elements 64j+32+4i..).
-struct PackedQ4K {
-  uint16_t d[kRows], dmin[kRows];
-  uint32_t scales[3][kRows];
-  uint8_t qs[4][8][32];
+// Super-block b of a group of R rows (8; 16 for 512-bit vectors). scales[w][r] is 32-bit word
+// w of row r's 12 scale bytes; qs[j][i] holds bytes 4i..4i+3 of row r's 32-byte chunk j at
+// bytes 4r..4r+3 (low nibbles: sub-block 2j, elements 64j+4i..; high nibbles: sub-block 2j+1,
+// elements 64j+32+4i..).
+template <int R>
+struct PackedQ4KRows {
+  uint16_t d[R], dmin[R];
+  uint32_t scales[3][R];
+  uint8_t qs[4][8][4 * R];
 };
+using PackedQ4K = PackedQ4KRows<kRows>;
+using PackedQ4Kx16 = PackedQ4KRows<2 * kRows>;
 static_assert(sizeof(PackedQ4K) == kRows * sizeof(BlockQ4K));
+static_assert(sizeof(PackedQ4Kx16) == 2 * kRows * sizeof(BlockQ4K));
 
 // Q5_K: Q4_K's layout with the fifth bits; qh[i] holds bytes 4i..4i+3 of row r's 32 qh bytes at
 // bytes 4r..4r+3 (bit s: the fifth bit of element 32s + 4i.. of sub-block s), so one vector of
