@@ -65,8 +65,9 @@ class X86PackedQ6K : public ::testing::TestWithParam<Variant> {};
 TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
-  ASSERT_EQ(table.matmul[static_cast<uint32_t>(DType::Q6_K)].packed.rows, 8);
-  for (int64_t rows : {8, 16, 40}) {
+  const int64_t group = table.matmul[static_cast<uint32_t>(DType::Q6_K)].packed.rows;
+  ASSERT_EQ(group, testing::k_quant_group_rows(GetParam(), DType::Q6_K));
+  for (int64_t rows : {group, 2 * group, 5 * group}) {
     for (int64_t n : {256, 512, 3 * 256, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
       const auto w = testing::random_matrix(DType::Q6_K, rows, n, uint32_t(rows + n));
@@ -90,7 +91,7 @@ TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
       // gemm on 1..9 tokens (every tail of its token groups) and more, from the second row
       // group on when there is one.
       for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11}) {
-        const int64_t r0 = rows > 8 ? 8 : 0;
+        const int64_t r0 = rows > group ? group : 0;
         std::vector<float> y(n_tok * rows, -1.0f);
         pk.p.gemm(pk.packed.data() + r0 * pk.rb(), pk.rb(), rows - r0, acts.data(), pk.act_row(),
                   n_tok, n, y.data() + r0, rows);
@@ -107,7 +108,7 @@ TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
 // +-127: no int16 pair sum may saturate, which random rows never reach.
 TEST_P(X86PackedQ6K, ExtremeQuantsDoNotSaturate) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const int64_t rows = 8, n = 512;
+  const int64_t rows = testing::k_quant_group_rows(GetParam(), DType::Q6_K), n = 512;
   std::vector<uint8_t> w(row_bytes(DType::Q6_K, n) * rows);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t b = 0; b < n / kQK_K; ++b) {

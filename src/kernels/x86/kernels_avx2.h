@@ -44,6 +44,8 @@ void pack_q5_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t 
 void quantize_q8_K_sums16__avx2(const float* x, void* dst, int64_t n);
 extern const uint64_t kPackedQ6KActBlockBytes;
 void pack_q6_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+// Q6_K in groups of 16 rows for 512-bit vectors (matmul_packed_x16_avx512vnni.cpp).
+void pack_q6_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 
 KZ_X86_GEMV(gemv_f32_f32__avx2);
 KZ_X86_GEMV(gemv_f16_f16__avx2);
@@ -81,8 +83,8 @@ KZ_X86_GEMV(gemv_q4_Kx16_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q4_Kx16_q8_K__avx512vnni);
 KZ_X86_GEMV(gemv_q5_Kx8_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q5_Kx8_q8_K__avx512vnni);
-KZ_X86_GEMV(gemv_q6_Kx8_q8_K__avx512vnni);
-KZ_X86_GEMM(gemm_q6_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMV(gemv_q6_Kx16_q8_K__avx512vnni);
+KZ_X86_GEMM(gemm_q6_Kx16_q8_K__avx512vnni);
 
 #undef KZ_X86_GEMV
 #undef KZ_X86_GEMM

@@ -35,6 +35,30 @@ void unsigned_quants(const BlockQ6K& b, uint8_t q[kQK_K]) {
     }
 }
 
+// Q6_K rows into Packed super-blocks of R rows (packed_q6_k_blocks.h).
+template <class Packed, int R>
+void pack_q6_k(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  auto* out = reinterpret_cast<Packed*>(dst);
+  for (int64_t g = 0; g < n_rows; g += R)
+    for (int64_t b = 0; b < n / kQK_K; ++b, ++out)
+      for (int r = 0; r < R; ++r) {
+        const BlockQ6K& in = reinterpret_cast<const BlockQ6K*>(w + (g + r) * row_bytes)[b];
+        out->d[r] = in.d;
+        for (int s = 0; s < 16; ++s) out->scales[s / 2][r][s % 2] = in.scales[s];
+        uint8_t q[kQK_K];
+        unsigned_quants(in, q);
+        for (int s = 0; s < 16; ++s) {
+          // Elements 16s + 4v + i whole (v < 3), with the thirds of element 16s + 12 + i on top.
+          uint32_t words[4];
+          std::memcpy(words, q + 16 * s, 16);
+          for (int v = 0; v < 3; ++v) {
+            const uint32_t packed = words[v] | (words[3] >> (2 * v) & 0x03030303u) << 6;
+            std::memcpy(&out->qs[s][v][4 * r], &packed, 4);
+          }
+        }
+      }
+}
+
 }  // namespace
 
 // The quants and scale of the reference's Q8_K converter, with its 16-element sums.
@@ -52,25 +76,10 @@ void quantize_q8_K_sums16__avx2(const float* x, void* dst, int64_t n) {
 const uint64_t kPackedQ6KActBlockBytes = sizeof(ActBlockQ6K) / (kQK_K / kQK);
 
 void pack_q6_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
-  auto* out = reinterpret_cast<PackedQ6K*>(dst);
-  for (int64_t g = 0; g < n_rows; g += kRows)
-    for (int64_t b = 0; b < n / kQK_K; ++b, ++out)
-      for (int r = 0; r < kRows; ++r) {
-        const BlockQ6K& in = reinterpret_cast<const BlockQ6K*>(w + (g + r) * row_bytes)[b];
-        out->d[r] = in.d;
-        for (int s = 0; s < 16; ++s) out->scales[s / 2][r][s % 2] = in.scales[s];
-        uint8_t q[kQK_K];
-        unsigned_quants(in, q);
-        for (int s = 0; s < 16; ++s) {
-          // Elements 16s + 4v + i whole (v < 3), with the thirds of element 16s + 12 + i on top.
-          uint32_t words[4];
-          std::memcpy(words, q + 16 * s, 16);
-          for (int v = 0; v < 3; ++v) {
-            const uint32_t packed = words[v] | (words[3] >> (2 * v) & 0x03030303u) << 6;
-            std::memcpy(&out->qs[s][v][4 * r], &packed, 4);
-          }
-        }
-      }
+  pack_q6_k<PackedQ6K, kRows>(w, row_bytes, n_rows, n, dst);
+}
+void pack_q6_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  pack_q6_k<PackedQ6Kx16, 2 * kRows>(w, row_bytes, n_rows, n, dst);
 }
 
 void gemv_q6_Kx8_q8_K__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,

@@ -1,14 +1,15 @@
-// AVX-512 VNNI Q4_0, Q8_0 and Q4_K matrix products over weights repacked into groups of 16
+// AVX-512 VNNI Q4_0, Q8_0, Q4_K and Q6_K matrix products over weights repacked into groups of 16
 // interleaved rows (packed_q8_0_blocks.h: PackedQ4_0x16, PackedQ8_0x16; packed_q4_k_blocks.h:
-// PackedQ4Kx16): one 512-bit vpdpbusd per 4-byte column and token covers 16 rows, and a
-// block's scales are one 16-lane multiply. Each row's lane takes the AVX2 kernels' operations
-// in their order (exact integer block sums, then fma(sum, d_w * d_a, acc) per block; Q4_K:
-// packed_q4_k_blocks.h), so the bits are the same. Q8_0 is stored as unsigned
-// q + 128, so its activation blocks carry 128 times their sums.
+// PackedQ4Kx16; packed_q6_k_blocks.h: PackedQ6Kx16): one 512-bit vpdpbusd per 4-byte column and
+// token covers 16 rows, and a block's scales are one 16-lane multiply. Each row's lane takes the
+// AVX2 kernels' operations in their order (exact integer block sums, then fma(sum, d_w * d_a, acc)
+// per block; K-quants: packed_q4_k_blocks.h, packed_q6_k_blocks.h), so the bits are the same. Q8_0
+// is stored as unsigned q + 128, so its activation blocks carry 128 times their sums.
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"
+#include "kernels/x86/packed_q6_k_blocks.h"
 #include "kernels/x86/packed_q8_0_blocks.h"
 
 namespace kz::x86 {
@@ -184,6 +185,80 @@ struct Q4KTiles16 {
   }
 };
 
+// Q6_K in groups of 16 rows (packed_q6_k_blocks.h: PackedQ6Kx16): Q6KTiles' operations and
+// order with Q6SumsDpbusd's sums, one row per 32-bit lane of 512-bit vectors.
+struct Q6KTiles16 {
+  using Packed = PackedQ6Kx16;
+  static constexpr int64_t kBlock = kQK_K;
+  static constexpr int kTokens = kTokensAvx512;
+
+  // As unpack_sub_block (packed_q6_k_blocks.h).
+  static void unpack_sub_block(const Packed& w, int s, __m512i q[4]) {
+    const __m512i x = _mm512_loadu_si512(w.qs[s][0]), y = _mm512_loadu_si512(w.qs[s][1]);
+    const __m512i z = _mm512_loadu_si512(w.qs[s][2]);
+    const __m512i low6 = _mm512_set1_epi8(0x3F), top2 = _mm512_set1_epi8(char(0xC0));
+    q[0] = _mm512_and_si512(x, low6);
+    q[1] = _mm512_and_si512(y, low6);
+    q[2] = _mm512_and_si512(z, low6);
+    q[3] = _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16(_mm512_and_si512(x, top2), 6),
+                                           _mm512_srli_epi16(_mm512_and_si512(y, top2), 4)),
+                           _mm512_srli_epi16(_mm512_and_si512(z, top2), 2));
+  }
+  // Lane r: row r's scales of sub-blocks 2p and 2p + 1 as int16; and one of them as int32.
+  static __m512i scale_pair(const Packed& w, int p) {
+    return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.scales[p])));
+  }
+  static __m512i scale(__m512i pair, int odd) {
+    return odd ? _mm512_srai_epi32(pair, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16);
+  }
+  template <int NT>
+  static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
+                   float* y, int64_t y_stride) {
+    __m512 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+      prefetch_weights_ahead(w + b, sizeof(Packed));
+      const Packed& wb = w[b];
+      const ActBlockQ6K* a[NT];
+      for (int t = 0; t < NT; ++t)
+        a[t] = reinterpret_cast<const ActBlockQ6K*>(act + t * act_row_bytes) + b;
+      // The quants' offset first: isum = -32 * sum_s sc_s * S_s.
+      __m512i isum[NT];
+      for (int t = 0; t < NT; ++t) isum[t] = _mm512_setzero_si512();
+      for (int p = 0; p < 8; ++p) {
+        const __m512i pair = scale_pair(wb, p);
+        for (int t = 0; t < NT; ++t)
+          isum[t] = _mm512_dpwssd_epi32(isum[t], pair,
+                                        _mm512_set1_epi32(load_i32(a[t]->sub_sums + 2 * p)));
+      }
+      for (int t = 0; t < NT; ++t)
+        isum[t] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(isum[t], 5));
+      for (int p = 0; p < 8; ++p) {
+        const __m512i pair = scale_pair(wb, p);
+        for (int odd = 0; odd < 2; ++odd) {
+          const int s = 2 * p + odd;
+          __m512i q[4];
+          unpack_sub_block(wb, s, q);
+          const __m512i sc = scale(pair, odd);
+          for (int t = 0; t < NT; ++t) {
+            const int8_t* at = a[t]->qs + 16 * s;
+            __m512i sum =
+                _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], broadcast_4_bytes_x16(at));
+            for (int v = 1; v < 4; ++v)
+              sum = _mm512_dpbusd_epi32(sum, q[v], broadcast_4_bytes_x16(at + 4 * v));
+            isum[t] = _mm512_add_epi32(isum[t], _mm512_mullo_epi32(sum, sc));
+          }
+        }
+      }
+      const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wb.d)));
+      for (int t = 0; t < NT; ++t)
+        acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[t]),
+                                 _mm512_mul_ps(dw, _mm512_set1_ps(a[t]->d)), acc[t]);
+    }
+    for (int t = 0; t < NT; ++t) _mm512_storeu_ps(y + t * y_stride, acc[t]);
+  }
+};
+
 template <class K>
 constexpr auto gemv16 = packed_tiles::gemv<K, kRows16>;
 template <class K>
@@ -224,6 +299,16 @@ void gemm_q4_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t
                                    const void* act, uint64_t act_row_bytes, int64_t n_tok,
                                    int64_t n, float* y, int64_t y_stride) {
   gemm16<Q4KTiles16>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+}
+
+void gemv_q6_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, int64_t n, float* y) {
+  gemv16<Q6KTiles16>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q6_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, uint64_t act_row_bytes, int64_t n_tok,
+                                   int64_t n, float* y, int64_t y_stride) {
+  gemm16<Q6KTiles16>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
 }  // namespace kz::x86

@@ -1,5 +1,6 @@
 // What the packed Q6_K kernels of every x86 ISA share (matmul_packed_q6_k_avx2.cpp,
-// matmul_packed_avx512vnni.cpp): the packed super-block of 8 interleaved rows, the activation
+// matmul_packed_x16_avx512vnni.cpp): the packed super-block of 8 interleaved rows (AVX-512: 16;
+// the same vectors, twice as wide), the activation
 // super-block, the quant unpacking and the tile, over an ISA's sums policy (below).
 //
 // The layout is chosen so that a one-token product (decode) unpacks no more than the row-major
@@ -28,15 +29,20 @@
 namespace kz::x86::packed {
 namespace {  // per file: see simd_avx2.h
 
-// Super-block b of a group of 8 rows. scales[p][r] holds row r's scales of sub-blocks 2p and
-// 2p + 1; qs[s][v] bytes 4r..4r+3 hold row r's quants of elements 16s + 4v + i (i < 4) in bits
-// 0-5 and bits 2v, 2v + 1 of the quant of element 16s + 12 + i in bits 6-7.
-struct PackedQ6K {
-  uint16_t d[kRows];
-  int8_t scales[8][kRows][2];
-  uint8_t qs[16][3][32];
+// Super-block b of a group of R rows (8; 16 for 512-bit vectors). scales[p][r] holds row r's
+// scales of sub-blocks 2p and 2p + 1; qs[s][v] bytes 4r..4r+3 hold row r's quants of elements
+// 16s + 4v + i (i < 4) in bits 0-5 and bits 2v, 2v + 1 of the quant of element 16s + 12 + i in
+// bits 6-7.
+template <int R>
+struct PackedQ6KRows {
+  uint16_t d[R];
+  int8_t scales[8][R][2];
+  uint8_t qs[16][3][4 * R];
 };
+using PackedQ6K = PackedQ6KRows<kRows>;
+using PackedQ6Kx16 = PackedQ6KRows<2 * kRows>;
 static_assert(sizeof(PackedQ6K) == kRows * sizeof(BlockQ6K));
+static_assert(sizeof(PackedQ6Kx16) == 2 * kRows * sizeof(BlockQ6K));
 
 // An activation super-block: the Q8_K scale, the sums of each 16-element sub-block's quants,
 // the quants; padded to a whole 37 bytes per 32 elements.
