@@ -98,7 +98,7 @@ TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
   KZ_VARIANT_TABLE_OR_SKIP(variant, table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
   const int64_t group = table.matmul[static_cast<uint32_t>(type)].packed.rows;
-  ASSERT_EQ(group, testing::k_quant_group_rows(variant, type));
+  ASSERT_EQ(group, testing::k_quant_group_rows(variant));
   for (int64_t rows : {group, 2 * group, 5 * group}) {
     for (int64_t n : {256, 512, 3 * 256, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
@@ -154,7 +154,7 @@ void fill_extreme(std::vector<uint8_t>& w, int64_t rows, int64_t n, DType t) {
 TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
   const auto [variant, type] = GetParam();
   KZ_VARIANT_TABLE_OR_SKIP(variant, table);
-  const int64_t rows = testing::k_quant_group_rows(variant, type), n = 512;
+  const int64_t rows = testing::k_quant_group_rows(variant), n = 512;
   std::vector<uint8_t> w(row_bytes(type, n) * rows);
   if (type == DType::Q5_K)
     fill_extreme<BlockQ5K>(w, rows, n, type);

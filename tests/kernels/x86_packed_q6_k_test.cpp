@@ -66,7 +66,7 @@ TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
   const int64_t group = table.matmul[static_cast<uint32_t>(DType::Q6_K)].packed.rows;
-  ASSERT_EQ(group, testing::k_quant_group_rows(GetParam(), DType::Q6_K));
+  ASSERT_EQ(group, testing::k_quant_group_rows(GetParam()));
   for (int64_t rows : {group, 2 * group, 5 * group}) {
     for (int64_t n : {256, 512, 3 * 256, 17 * 256}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + " n " + std::to_string(n));
@@ -108,7 +108,7 @@ TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
 // +-127: no int16 pair sum may saturate, which random rows never reach.
 TEST_P(X86PackedQ6K, ExtremeQuantsDoNotSaturate) {
   KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const int64_t rows = testing::k_quant_group_rows(GetParam(), DType::Q6_K), n = 512;
+  const int64_t rows = testing::k_quant_group_rows(GetParam()), n = 512;
   std::vector<uint8_t> w(row_bytes(DType::Q6_K, n) * rows);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t b = 0; b < n / kQK_K; ++b) {

@@ -64,9 +64,9 @@ inline std::optional<KernelTable> table_for(Variant v) {
   return table;
 }
 
-// Rows per packed K-quant group: 16 for Q4_K and Q6_K on AVX-512 VNNI (512-bit vectors), else 8.
-inline int64_t k_quant_group_rows(Variant v, DType t) {
-  return v == Variant::kAvx512Vnni && (t == DType::Q4_K || t == DType::Q6_K) ? 16 : 8;
+// Rows per packed K-quant group: 16 on AVX-512 VNNI (512-bit vectors), else 8.
+inline int64_t k_quant_group_rows(Variant v) {
+  return v == Variant::kAvx512Vnni ? 16 : 8;
 }
 
 #define KZ_VARIANT_TABLE_OR_SKIP(variant, table)                                            \

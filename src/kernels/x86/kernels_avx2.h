@@ -36,9 +36,10 @@ void pack_q8_0u_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_
 void quantize_q8_K_sums__avx2(const float* x, void* dst, int64_t n);
 extern const uint64_t kPackedQ4KActBlockBytes;
 void pack_q4_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
-// Q4_K in groups of 16 rows for 512-bit vectors (matmul_packed_x16_avx512vnni.cpp).
-void pack_q4_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q5_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+// Q4_K and Q5_K in groups of 16 rows for 512-bit vectors (matmul_packed_x16_avx512vnni.cpp).
+void pack_q4_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
+void pack_q5_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 // Packed Q6_K (matmul_packed_q6_k_avx2.cpp): activation super-blocks of kPackedQ6KActBlockBytes
 // per 32 elements (the Q8_K scale, the 16-element sums, the quants).
 void quantize_q8_K_sums16__avx2(const float* x, void* dst, int64_t n);
@@ -81,8 +82,8 @@ KZ_X86_GEMV(gemv_q8_0ux16_q8_0__avx512vnni);
 KZ_X86_GEMM(gemm_q8_0ux16_q8_0__avx512vnni);
 KZ_X86_GEMV(gemv_q4_Kx16_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q4_Kx16_q8_K__avx512vnni);
-KZ_X86_GEMV(gemv_q5_Kx8_q8_K__avx512vnni);
-KZ_X86_GEMM(gemm_q5_Kx8_q8_K__avx512vnni);
+KZ_X86_GEMV(gemv_q5_Kx16_q8_K__avx512vnni);
+KZ_X86_GEMM(gemm_q5_Kx16_q8_K__avx512vnni);
 KZ_X86_GEMV(gemv_q6_Kx16_q8_K__avx512vnni);
 KZ_X86_GEMM(gemm_q6_Kx16_q8_K__avx512vnni);
 

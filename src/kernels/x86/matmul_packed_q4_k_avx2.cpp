@@ -4,7 +4,7 @@
 // of the 8 rows, so int32 lane r sums row r's products exactly and no horizontal sums are
 // needed. The row-major kernels (gemm_k_quants_tiles.h) unpack a super-block into 16 vectors and
 // reduce every output across lanes; here one vector of quants serves 8 rows and a super-block's
-// scales unpack with a few vector operations for all 8. Also the packing (8 rows; Q4_K also 16) and
+// scales unpack with a few vector operations for all 8. Also the packing (8 rows, and 16) and
 // the activation converter of every ISA's packed Q4_K and Q5_K kernels.
 #include <immintrin.h>
 
@@ -68,6 +68,9 @@ void pack_q4_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t
 }
 void pack_q5_K_x8(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   pack_k<PackedQ5K, BlockQ5K>(w, row_bytes, n_rows, n, dst);
+}
+void pack_q5_K_x16(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
+  pack_k<PackedQ5Kx16, BlockQ5K, 2 * kRows>(w, row_bytes, n_rows, n, dst);
 }
 
 void gemv_q4_Kx8_q8_K__avx2(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act,

@@ -1,10 +1,11 @@
-// AVX-512 VNNI Q4_0, Q8_0, Q4_K and Q6_K matrix products over weights repacked into groups of 16
-// interleaved rows (packed_q8_0_blocks.h: PackedQ4_0x16, PackedQ8_0x16; packed_q4_k_blocks.h:
-// PackedQ4Kx16; packed_q6_k_blocks.h: PackedQ6Kx16): one 512-bit vpdpbusd per 4-byte column and
-// token covers 16 rows, and a block's scales are one 16-lane multiply. Each row's lane takes the
-// AVX2 kernels' operations in their order (exact integer block sums, then fma(sum, d_w * d_a, acc)
-// per block; K-quants: packed_q4_k_blocks.h, packed_q6_k_blocks.h), so the bits are the same. Q8_0
-// is stored as unsigned q + 128, so its activation blocks carry 128 times their sums.
+// AVX-512 VNNI packed matrix products: Q4_0, Q8_0, Q4_K, Q5_K and Q6_K weights repacked into
+// groups of 16 interleaved rows (packed_q8_0_blocks.h: PackedQ4_0x16, PackedQ8_0x16;
+// packed_q4_k_blocks.h: PackedQ4Kx16, PackedQ5Kx16; packed_q6_k_blocks.h: PackedQ6Kx16): one
+// 512-bit vpdpbusd per 4-byte column and token covers 16 rows, and a block's scales are one 16-lane
+// multiply. Each row's lane takes the AVX2 kernels' operations in their order (exact integer block
+// sums, then fma(sum, d_w * d_a, acc) per block; K-quants: packed_q4_k_blocks.h,
+// packed_q6_k_blocks.h), so the bits are the same. Q8_0 is stored as unsigned q + 128, so its
+// activation blocks carry 128 times their sums.
 #include <immintrin.h>
 
 #include "kernels/x86/kernels_avx2.h"
@@ -86,10 +87,34 @@ struct Tiles16 {
   }
 };
 
-// Q4_K in groups of 16 rows (packed_q4_k_blocks.h: PackedQ4Kx16): Q4KTiles' operations and
-// order with one row per 32-bit lane of 512-bit vectors, each 4-byte dot product one vpdpbusd.
-struct Q4KTiles16 {
+// The unsigned quants of chunk j's vector i, as Q4Quants and Q5Quants (packed_q4_k_blocks.h)
+// for 16 rows: lo of sub-block 2j, hi of sub-block 2j + 1.
+struct Q4Quants16 {
   using Packed = PackedQ4Kx16;
+  static void get(const Packed& w, int j, int i, __m512i& lo, __m512i& hi) {
+    const __m512i low = _mm512_set1_epi8(0xF);
+    const __m512i v = _mm512_loadu_si512(w.qs[j][i]);
+    lo = _mm512_and_si512(v, low);
+    hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
+  }
+};
+struct Q5Quants16 {
+  using Packed = PackedQ5Kx16;
+  static void get(const Packed& w, int j, int i, __m512i& lo, __m512i& hi) {
+    const __m512i low = _mm512_set1_epi8(0xF), bit4 = _mm512_set1_epi8(0x10);
+    const __m512i v = _mm512_loadu_si512(w.qs[j][i]);
+    const __m512i h = _mm512_srl_epi16(_mm512_loadu_si512(w.qh[i]), _mm_cvtsi32_si128(2 * j));
+    lo = _mm512_or_si512(_mm512_and_si512(v, low), _mm512_and_si512(_mm512_slli_epi16(h, 4), bit4));
+    hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), low),
+                         _mm512_and_si512(_mm512_slli_epi16(h, 3), bit4));
+  }
+};
+
+// Q4_K or Q5_K (quants Q) in groups of 16 rows: Q4KTiles' operations and order with one row per
+// 32-bit lane of 512-bit vectors, each 4-byte dot product one vpdpbusd.
+template <class Q>
+struct Q4KTiles16 {
+  using Packed = typename Q::Packed;
   static constexpr int64_t kBlock = kQK_K;
   static constexpr int kTokens = kTokensAvx512;
 
@@ -126,14 +151,12 @@ struct Q4KTiles16 {
   template <int NT>
   static void add_chunk(const Packed& w, const ActBlockK* const a[NT], int j, const Scales& s,
                         __m512i isum[NT]) {
-    const __m512i low = _mm512_set1_epi8(0xF);
     __m512i lo[NT], hi[NT];
     for (int t = 0; t < NT; ++t) lo[t] = hi[t] = _mm512_setzero_si512();
 #pragma GCC unroll 1  // as Q4_0x16Dots
     for (int i = 0; i < 8; ++i) {
-      const __m512i v = _mm512_loadu_si512(w.qs[j][i]);
-      const __m512i q_lo = _mm512_and_si512(v, low);
-      const __m512i q_hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
+      __m512i q_lo, q_hi;
+      Q::get(w, j, i, q_lo, q_hi);
       for (int t = 0; t < NT; ++t) {
         const int8_t* at = a[t]->qs + 64 * j + 4 * i;
         lo[t] = _mm512_dpbusd_epi32(lo[t], q_lo, broadcast_4_bytes_x16(at));
@@ -293,14 +316,23 @@ void gemm_q8_0ux16_q8_0__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_
 
 void gemv_q4_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                    const void* act, int64_t n, float* y) {
-  gemv16<Q4KTiles16>(w, row_bytes, n_rows, act, n, y);
+  gemv16<Q4KTiles16<Q4Quants16>>(w, row_bytes, n_rows, act, n, y);
 }
 void gemm_q4_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                    const void* act, uint64_t act_row_bytes, int64_t n_tok,
                                    int64_t n, float* y, int64_t y_stride) {
-  gemm16<Q4KTiles16>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+  gemm16<Q4KTiles16<Q4Quants16>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
 }
 
+void gemv_q5_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, int64_t n, float* y) {
+  gemv16<Q4KTiles16<Q5Quants16>>(w, row_bytes, n_rows, act, n, y);
+}
+void gemm_q5_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
+                                   const void* act, uint64_t act_row_bytes, int64_t n_tok,
+                                   int64_t n, float* y, int64_t y_stride) {
+  gemm16<Q4KTiles16<Q5Quants16>>(w, row_bytes, n_rows, act, act_row_bytes, n_tok, n, y, y_stride);
+}
 void gemv_q6_Kx16_q8_K__avx512vnni(const uint8_t* w, uint64_t row_bytes, int64_t n_rows,
                                    const void* act, int64_t n, float* y) {
   gemv16<Q6KTiles16>(w, row_bytes, n_rows, act, n, y);

@@ -1,7 +1,7 @@
 // What the packed Q4_K and Q5_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
-// matmul_packed_avx512vnni.cpp, matmul_packed_x16_avx512vnni.cpp): the packed super-blocks of 8
-// interleaved rows (Q4_K on AVX-512: 16), the activation
-// super-block, the scale unpacking and the tile, over an ISA's sums policy S (packed_sums.h) and
+// matmul_packed_x16_avx512vnni.cpp, tests/testing/x86_dpbusd_emulated_avx2.cpp): the packed
+// super-blocks of 8 interleaved rows (AVX-512: 16), the activation super-block, the scale
+// unpacking and the 8-row tile, over an ISA's sums policy S (packed_sums.h) and
 // a format's quants Q (Q4Quants, Q5Quants).
 //
 // Per (row, token, super-block), with sumi_s the exact sum of quant * activation over sub-block s
@@ -42,13 +42,17 @@ static_assert(sizeof(PackedQ4Kx16) == 2 * kRows * sizeof(BlockQ4K));
 // Q5_K: Q4_K's layout with the fifth bits; qh[i] holds bytes 4i..4i+3 of row r's 32 qh bytes at
 // bytes 4r..4r+3 (bit s: the fifth bit of element 32s + 4i.. of sub-block s), so one vector of
 // them serves the 4 chunks' vectors i.
-struct PackedQ5K {
-  uint16_t d[kRows], dmin[kRows];
-  uint32_t scales[3][kRows];
-  uint8_t qh[8][32];
-  uint8_t qs[4][8][32];
+template <int R>
+struct PackedQ5KRows {
+  uint16_t d[R], dmin[R];
+  uint32_t scales[3][R];
+  uint8_t qh[8][4 * R];
+  uint8_t qs[4][8][4 * R];
 };
+using PackedQ5K = PackedQ5KRows<kRows>;
+using PackedQ5Kx16 = PackedQ5KRows<2 * kRows>;
 static_assert(sizeof(PackedQ5K) == kRows * sizeof(BlockQ5K));
+static_assert(sizeof(PackedQ5Kx16) == 2 * kRows * sizeof(BlockQ5K));
 
 // An activation super-block: the Q8_K scale, the sums of each sub-block's quants (int16, pairs
 // of sub-blocks per 32-bit word), the quants; padded to a whole 36 bytes per 32 elements.

@@ -9,13 +9,12 @@
 //                  q4_0, q8_0 with rows % 8 == 0: packed gemv + gemm (matmul_packed_avx2.cpp);
 //                  q4_K, q5_K, q6_K likewise (matmul_packed_q4_k_avx2.cpp,
 //                  matmul_packed_q6_k_avx2.cpp)
-//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q6_K
-//                  with rows % 16 == 0 in groups of 16 rows, 512-bit vpdpbusd
+//   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q5_K,
+//                  q6_K with rows % 16 == 0 in groups of 16 rows, 512-bit vpdpbusd
 //                  (matmul_packed_x16_avx512vnni.cpp; rows % 16 == 8 keep the unpacked kernels);
-//                  packed q5_K with 256-bit vpdpbusd (matmul_packed_avx512vnni.cpp);
-//                  tiles of 8 tokens (AVX2's:
-//                  4); the same bits as __avx2; ops: attention, the delta rule and
-//                  the element-wise ops with an exponential in 16 lanes, the same bits as AVX2's
+//                  tiles of 8 tokens (AVX2's: 4); the same bits as __avx2; ops: attention, the
+//                  delta rule and the element-wise ops with an exponential in 16 lanes, the same
+//                  bits as AVX2's
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
@@ -93,8 +92,9 @@ void add_avx512vnni(KernelTable& t) {
   set_packed(t, DType::Q4_K, pack_q4_K_x16, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
              gemv_q4_Kx16_q8_K__avx512vnni, gemm_q4_Kx16_q8_K__avx512vnni,
              "q4_Kx16_q8_K avx512vnni", 16);
-  set_packed(t, DType::Q5_K, pack_q5_K_x8, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
-             gemv_q5_Kx8_q8_K__avx512vnni, gemm_q5_Kx8_q8_K__avx512vnni, "q5_Kx8_q8_K avx512vnni");
+  set_packed(t, DType::Q5_K, pack_q5_K_x16, quantize_q8_K_sums__avx2, kPackedQ4KActBlockBytes,
+             gemv_q5_Kx16_q8_K__avx512vnni, gemm_q5_Kx16_q8_K__avx512vnni,
+             "q5_Kx16_q8_K avx512vnni", 16);
   set_packed(t, DType::Q6_K, pack_q6_K_x16, quantize_q8_K_sums16__avx2, kPackedQ6KActBlockBytes,
              gemv_q6_Kx16_q8_K__avx512vnni, gemm_q6_Kx16_q8_K__avx512vnni,
              "q6_Kx16_q8_K avx512vnni", 16);
