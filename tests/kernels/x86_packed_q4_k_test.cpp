@@ -1,6 +1,6 @@
 // The packed Q4_K and Q5_K kernels (kernel_table.h: PackedMatmul; x86/packed_q4_k_blocks.h) of
-// every variant (x86_test_util.h: AVX2, AVX-512 VNNI, VNNI emulated in AVX2): every output is the
-// Q4_K / Q5_K dot product (computed here exactly, in double, from the file's blocks and the
+// every variant (x86_test_util.h: AVX2 in groups of 8 rows, AVX-512 VNNI in 16): every output is
+// the Q4_K / Q5_K dot product (computed here exactly, in double, from the file's blocks and the
 // reference's Q8_K activations) to within f32 rounding, gemm equals gemv bit for bit, the VNNI
 // variants give AVX2's bits, and extreme quants do not saturate.
 #include <gtest/gtest.h>
@@ -95,7 +95,7 @@ class X86PackedQ4K : public ::testing::TestWithParam<std::tuple<Variant, DType>>
 
 TEST_P(X86PackedQ4K, GemvIsTheDotProductAndGemmEqualsGemv) {
   const auto [variant, type] = GetParam();
-  KZ_VARIANT_TABLE_OR_SKIP(variant, table);
+  KZ_TABLE_OR_SKIP(variant, table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
   const int64_t group = table.matmul[static_cast<uint32_t>(type)].packed.rows;
   ASSERT_EQ(group, testing::k_quant_group_rows(variant));
@@ -153,7 +153,7 @@ void fill_extreme(std::vector<uint8_t>& w, int64_t rows, int64_t n, DType t) {
 
 TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
   const auto [variant, type] = GetParam();
-  KZ_VARIANT_TABLE_OR_SKIP(variant, table);
+  KZ_TABLE_OR_SKIP(variant, table);
   const int64_t rows = testing::k_quant_group_rows(variant), n = 512;
   std::vector<uint8_t> w(row_bytes(type, n) * rows);
   if (type == DType::Q5_K)
@@ -180,12 +180,11 @@ TEST_P(X86PackedQ4K, ExtremeQuantsDoNotSaturate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, X86PackedQ4K,
-                         ::testing::Combine(::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
-                                                              Variant::kDpbusdEmulated),
+                         ::testing::Combine(::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni),
                                             ::testing::Values(DType::Q4_K, DType::Q5_K)),
                          [](const auto& info) {
-                           return std::string(testing::variant_name(std::get<0>(info.param))) +
-                                  "_" + std::string(dtype_name(std::get<1>(info.param)));
+                           return std::string(testing::level_name(std::get<0>(info.param))) + "_" +
+                                  std::string(dtype_name(std::get<1>(info.param)));
                          });
 
 }  // namespace

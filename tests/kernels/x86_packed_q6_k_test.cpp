@@ -1,5 +1,5 @@
 // The packed Q6_K kernels (kernel_table.h: PackedMatmul; x86/packed_q6_k_blocks.h) of every
-// variant (x86_test_util.h: AVX2, AVX-512 VNNI, VNNI emulated in AVX2): every output is the Q6_K
+// variant (x86_test_util.h: AVX2 in groups of 8 rows, AVX-512 VNNI in 16): every output is the Q6_K
 // dot product (computed here exactly, in double, from the file's blocks and the reference's Q8_K
 // activations) to within f32 rounding, gemm equals gemv bit for bit, the VNNI variants give
 // AVX2's bits, and extreme quants and scales do not saturate.
@@ -63,7 +63,7 @@ struct PackedQ6K : testing::PackedMatrix {
 class X86PackedQ6K : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  KZ_TABLE_OR_SKIP(GetParam(), table);
   const auto avx2_table = testing::table_for(Variant::kAvx2);
   const int64_t group = table.matmul[static_cast<uint32_t>(DType::Q6_K)].packed.rows;
   ASSERT_EQ(group, testing::k_quant_group_rows(GetParam()));
@@ -107,7 +107,7 @@ TEST_P(X86PackedQ6K, GemvIsTheDotProductAndGemmEqualsGemv) {
 // Quants of 0 and 63 (-32 and 31) with scales of -128 and 127 against activations of +-128 and
 // +-127: no int16 pair sum may saturate, which random rows never reach.
 TEST_P(X86PackedQ6K, ExtremeQuantsDoNotSaturate) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  KZ_TABLE_OR_SKIP(GetParam(), table);
   const int64_t rows = testing::k_quant_group_rows(GetParam()), n = 512;
   std::vector<uint8_t> w(row_bytes(DType::Q6_K, n) * rows);
   for (int64_t r = 0; r < rows; ++r)
@@ -138,9 +138,8 @@ TEST_P(X86PackedQ6K, ExtremeQuantsDoNotSaturate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, X86PackedQ6K,
-                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni,
-                                           Variant::kDpbusdEmulated),
-                         [](const auto& info) { return testing::variant_name(info.param); });
+                         ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni),
+                         [](const auto& info) { return testing::level_name(info.param); });
 
 }  // namespace
 }  // namespace kz

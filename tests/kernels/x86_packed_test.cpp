@@ -16,8 +16,8 @@
 namespace kz {
 namespace {
 
+using testing::level_name;
 using testing::Variant;
-using testing::variant_name;
 
 // The packed activation block: the Q8_0 scale as f32, the weights' zero point times the quants'
 // sum, the quants.
@@ -55,8 +55,8 @@ struct Packed : testing::PackedMatrix {
 class X86Packed : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(X86Packed, TableHasTheVariantsKernels) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
-  const std::string isa = std::string(" ") + variant_name(GetParam());
+  KZ_TABLE_OR_SKIP(GetParam(), table);
+  const std::string isa = std::string(" ") + level_name(GetParam());
   for (DType t : {DType::Q4_0, DType::Q8_0, DType::Q4_K})
     EXPECT_NE(std::string(table.matmul[static_cast<uint32_t>(t)].packed.name).find(isa),
               std::string::npos)
@@ -64,7 +64,7 @@ TEST_P(X86Packed, TableHasTheVariantsKernels) {
 }
 
 TEST_P(X86Packed, ActivationBlocksCarryTheConverterQuantsAndSums) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  KZ_TABLE_OR_SKIP(GetParam(), table);
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     const PackedMatmul& p = table.matmul[static_cast<uint32_t>(t)].packed;
     ASSERT_EQ(p.act_block_bytes, sizeof(ActBlock));
@@ -90,7 +90,7 @@ TEST_P(X86Packed, ActivationBlocksCarryTheConverterQuantsAndSums) {
 }
 
 TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  KZ_TABLE_OR_SKIP(GetParam(), table);
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     // Groups of 8 rows; AVX-512's: 16.
     const int64_t group = table.matmul[static_cast<uint32_t>(t)].packed.rows;
@@ -137,7 +137,7 @@ TEST_P(X86Packed, GemvAndGemmFollowBlockSumOrderBitForBit) {
 // Extreme quants: no int16 pair sum may saturate (Q8_0 weights of -128 and activations of
 // +-127; Q4_0 nibbles of 0 and 15), which the random rows above never reach.
 TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+  KZ_TABLE_OR_SKIP(GetParam(), table);
   const int64_t n = 64;
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     const int64_t rows = table.matmul[static_cast<uint32_t>(t)].packed.rows;
@@ -166,7 +166,7 @@ TEST_P(X86Packed, ExtremeQuantsDoNotSaturate) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, X86Packed,
                          ::testing::Values(Variant::kAvx2, Variant::kAvx512Vnni),
-                         [](const auto& info) { return variant_name(info.param); });
+                         [](const auto& info) { return level_name(info.param); });
 
 }  // namespace
 }  // namespace kz

@@ -15,7 +15,6 @@
 #include "kernels/kernel_table.h"
 #include "quant/blocks.h"
 #include "quant/quant.h"
-#include "testing/x86_dpbusd_emulated.h"
 
 namespace kz::testing {
 
@@ -42,37 +41,20 @@ inline std::optional<CpuFeatures> features_for(X86Level level) {
   if (!table##_features) GTEST_SKIP() << "no " << ::kz::testing::level_name(level); \
   const ::kz::KernelTable table = ::kz::build_kernel_table(*table##_features)
 
-// The packed kernels' variants: the AVX2 and AVX-512 VNNI tables' own, and the VNNI ones with
-// their instruction emulated in AVX2, which run wherever AVX2 does.
-enum class Variant { kAvx2, kAvx512Vnni, kDpbusdEmulated };
+// The packed kernels' variants: the AVX2 and AVX-512 VNNI tables' own.
+using Variant = X86Level;
 
-inline const char* variant_name(Variant v) {
-  return v == Variant::kAvx2         ? "avx2"
-         : v == Variant::kAvx512Vnni ? "avx512vnni"
-                                     : "dpbusd_emulated";
-}
-
-// The kernel table of a variant, or nullopt when the CPU lacks its ISA. The emulated variant is
-// the AVX2 table with the emulated VNNI packed K-quant kernels (x86_dpbusd_emulated.h).
+// The kernel table of a variant, or nullopt when the CPU lacks its ISA.
 inline std::optional<KernelTable> table_for(Variant v) {
-  const auto f = features_for(v == Variant::kAvx512Vnni ? X86Level::kAvx512Vnni : X86Level::kAvx2);
+  const auto f = features_for(v);
   if (!f) return std::nullopt;
-  KernelTable table = build_kernel_table(*f);
-  if (v == Variant::kDpbusdEmulated)
-    for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K})
-      table.matmul[static_cast<uint32_t>(t)].packed = dpbusd_emulated_packed(t);
-  return table;
+  return build_kernel_table(*f);
 }
 
 // Rows per packed K-quant group: 16 on AVX-512 VNNI (512-bit vectors), else 8.
 inline int64_t k_quant_group_rows(Variant v) {
   return v == Variant::kAvx512Vnni ? 16 : 8;
 }
-
-#define KZ_VARIANT_TABLE_OR_SKIP(variant, table)                                            \
-  const auto table##_or = ::kz::testing::table_for(variant);                                \
-  if (!table##_or) GTEST_SKIP() << "no " << ::kz::testing::variant_name(variant) << " ISA"; \
-  const ::kz::KernelTable& table = *table##_or
 
 inline std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);

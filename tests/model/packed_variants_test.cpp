@@ -1,7 +1,6 @@
-// Whole models on the x86 packed kernels of every variant (kernels/x86_test_util.h: AVX2,
-// AVX-512 VNNI where the CPU has it, VNNI with its instruction emulated in AVX2): every quantized
-// fixture model's logits, prompt and continuation, are the same bits as with the AVX2 table, and
-// the emulated kernels did run.
+// Whole models on the AVX-512 VNNI packed kernels (groups of 16 rows), where the CPU has them:
+// every quantized fixture model's logits, prompt and continuation, are the same bits as with the
+// AVX2 table (groups of 8 rows).
 #include <gtest/gtest.h>
 
 #include <span>
@@ -12,7 +11,6 @@
 #include "kernels/x86_test_util.h"
 #include "model/model.h"
 #include "testing/reference_logits.h"
-#include "testing/x86_dpbusd_emulated.h"
 
 namespace kz {
 namespace {
@@ -39,28 +37,17 @@ std::vector<float> logits_on(const KernelTable& table, const std::string& model_
   return all;
 }
 
-class PackedVariants : public ::testing::TestWithParam<Variant> {};
-
-TEST_P(PackedVariants, GiveTheAvx2LogitsBitForBit) {
-  KZ_VARIANT_TABLE_OR_SKIP(GetParam(), table);
+TEST(PackedVariants, Avx512VnniGivesTheAvx2LogitsBitForBit) {
+  KZ_TABLE_OR_SKIP(Variant::kAvx512Vnni, table);
   const auto avx2 = testing::table_for(Variant::kAvx2);
   for (const char* m :
        {"qwen3-tiny-q8_0", "qwen3-small-q8_0", "qwen3-small-q4_k_m", "qwen35-tiny-q4_0",
         "qwen35-small-q4_0", "qwen35-small-q8_0", "qwen35-small-q4_k_m"}) {
-    const int64_t calls_before = testing::dpbusd_emulated_calls();
     const auto ours = logits_on(table, m), expected = logits_on(*avx2, m);
-    // The emulated variant has only K-quant kernels.
-    if (GetParam() == Variant::kDpbusdEmulated && std::string(m).ends_with("k_m")) {
-      EXPECT_GT(testing::dpbusd_emulated_calls(), calls_before) << m;
-    }
     ASSERT_EQ(ours.size(), expected.size()) << m;
     for (size_t i = 0; i < ours.size(); ++i) ASSERT_EQ(ours[i], expected[i]) << m << " logit " << i;
   }
 }
-
-INSTANTIATE_TEST_SUITE_P(Variants, PackedVariants,
-                         ::testing::Values(Variant::kAvx512Vnni, Variant::kDpbusdEmulated),
-                         [](const auto& info) { return testing::variant_name(info.param); });
 
 }  // namespace
 }  // namespace kz

@@ -209,7 +209,8 @@ struct Q4KTiles16 {
 };
 
 // Q6_K in groups of 16 rows (packed_q6_k_blocks.h: PackedQ6Kx16): Q6KTiles' operations and
-// order with Q6SumsDpbusd's sums, one row per 32-bit lane of 512-bit vectors.
+// order with one row per 32-bit lane of 512-bit vectors; each sub-block's exact int32 sum
+// (vpdpbusd) times its scale.
 struct Q6KTiles16 {
   using Packed = PackedQ6Kx16;
   static constexpr int64_t kBlock = kQK_K;

@@ -1,5 +1,5 @@
 // What the packed Q4_K and Q5_K kernels of every x86 ISA share (matmul_packed_q4_k_avx2.cpp,
-// matmul_packed_x16_avx512vnni.cpp, tests/testing/x86_dpbusd_emulated_avx2.cpp): the packed
+// matmul_packed_x16_avx512vnni.cpp): the packed
 // super-blocks of 8 interleaved rows (AVX-512: 16), the activation super-block, the scale
 // unpacking and the 8-row tile, over an ISA's sums policy S (packed_sums.h) and
 // a format's quants Q (Q4Quants, Q5Quants).

@@ -96,20 +96,6 @@ struct Q6SumsMaddubs {
   }
 };
 
-// A 4-byte dot-product instruction, Dp::dpbusd(acc, u, s) (vpdpbusd, or its emulation in the
-// tests): the sub-block's int32 sum, times the scale as int32.
-template <class Dp>
-struct Q6SumsDpbusd {
-  static __m256i scale(__m256i pair, int odd) {
-    return odd ? _mm256_srai_epi32(pair, 16) : _mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16);
-  }
-  static __m256i sub_block(__m256i isum, const __m256i q[4], const int8_t* a, __m256i sc) {
-    __m256i sum = Dp::dpbusd(_mm256_setzero_si256(), q[0], broadcast_4_bytes(a));
-    for (int v = 1; v < 4; ++v) sum = Dp::dpbusd(sum, q[v], broadcast_4_bytes(a + 4 * v));
-    return _mm256_add_epi32(isum, _mm256_mullo_epi32(sum, sc));
-  }
-};
-
 // One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
 template <class S, int kMaxTokens = kTokensAvx2>
 struct Q6KTiles {

@@ -6,7 +6,8 @@
 //   static __m256i finish(__m256i acc, int32_t offset);  // lane l's exact sum minus offset
 //   static __m256i scaled(__m256i acc, __m256i sc, int b);
 //       // lane l's exact sum (started from offset 0) times byte b of sc's lane l
-// Integer sums are exact, so every policy gives the same lanes and the kernels the same bits.
+// Integer sums are exact, so every policy gives the same lanes and the kernels the same bits (the
+// 16-row AVX-512 VNNI kernels, matmul_packed_x16_avx512vnni.cpp, sum with vpdpbusd in int32).
 // Include only from *_avx2.cpp / *_avx512*.cpp files.
 #pragma once
 
@@ -24,12 +25,6 @@ inline __m256i pair_of_bytes(int b0, int b1) {
   return _mm256_add_epi32(_mm256_set1_epi32(int(0x80008000u | uint32_t(b1) << 16 | uint32_t(b0))),
                           lane_offsets);
 }
-// A shuffle control that makes each 32-bit lane byte b of that lane, zero-extended.
-inline __m256i byte_of_lanes(int b) {
-  const __m256i lane_offsets = _mm256_setr_epi32(0, 4, 8, 12, 0, 4, 8, 12);
-  return _mm256_add_epi32(_mm256_set1_epi32(int(0x80808000u | uint32_t(b))), lane_offsets);
-}
-
 // AVX2: maddubs into 16-bit pair sums, widened by madd at the end. Exact while a lane holds at
 // most 8 pair sums of 4-bit quants (2 * 15 * 128 each): a Q4_0 block, a Q4_K sub-block.
 struct SumsMaddubs {
@@ -43,19 +38,6 @@ struct SumsMaddubs {
   }
   static __m256i scaled(__m256i acc, __m256i sc, int b) {
     return _mm256_madd_epi16(acc, _mm256_shuffle_epi8(sc, pair_of_bytes(b, b)));
-  }
-};
-
-// A 4-byte dot-product instruction, Dp::dpbusd(acc, u, s) (vpdpbusd, or its emulation in the
-// tests): int32 lanes from the start, which begin at -offset; no 16-bit limit, so Q8_0 stored
-// as unsigned q + 128 sums exactly too.
-template <class Dp>
-struct SumsDpbusd {
-  static __m256i start(int32_t offset) { return _mm256_set1_epi32(-offset); }
-  static __m256i add(__m256i acc, __m256i u, __m256i s) { return Dp::dpbusd(acc, u, s); }
-  static __m256i finish(__m256i acc, int32_t) { return acc; }
-  static __m256i scaled(__m256i acc, __m256i sc, int b) {
-    return _mm256_mullo_epi32(acc, _mm256_shuffle_epi8(sc, byte_of_lanes(b)));
   }
 };
 
