@@ -1,4 +1,4 @@
-// The fused causal attention kernels (kernels/x86/attention_avx2.cpp,
+// The fused causal attention kernels (kernels/x86/attention_avx2.cpp, attention_avx512.cpp,
 // kernels/arm/attention_neon.cpp) for one query token (prompts: kernels/blocked_attention.h, which
 // gives this code's bits), written once over an ISA's 8-lane f32 vector: per (query
 // token, head), one pass over the keys and values in blocks of 16 positions with an online
@@ -8,7 +8,7 @@
 // Memory and conversion are shared: the heads of a token sweep the cache together, so each
 // block of K and V is read from memory once, and the query heads of a GQA group (up to
 // kMaxGroupStep at a time) take each K and V row converted to f32 once. Each head's own f32
-// operations are the same whichever heads it is grouped with, and both ISAs run this code with
+// operations are the same whichever heads it is grouped with, and every ISA runs this code with
 // vector operations that match lane for lane, so their results are identical bit for bit.
 //
 // Cache rows are bytes of the cache type (F32, F16 or Q8_0; a Q8_0 head is head_dim / 32 whole
@@ -22,6 +22,9 @@
 //   float hsum(V);                                            // x86/simd_avx2.h's order
 //   V load_f16(const uint16_t*); V load_i8(const int8_t*); float half(uint16_t);
 //   void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector exp)
+// The head's main loops take 16 lanes at a time as two 8-lane halves (PairOf); an ISA with
+// 16-lane vectors may supply them as one register, `using Wide = ...` with PairOf's operations
+// (AVX-512: x86/attention_avx512.cpp), which does the same operation on each lane.
 #pragma once
 
 #include <algorithm>
@@ -52,15 +55,47 @@ inline void prefetch(const uint8_t* begin, const uint8_t* end) {
   for (const uint8_t* p = begin; p < end; p += 64) __builtin_prefetch(p);
 }
 
+// 16 f32 lanes as two of Isa's 8-lane vectors, lanes 0-7 and 8-15: the lanes that the loops
+// below take at a time. hsum adds the halves, then sums the 8 lanes as Isa does.
+template <class Isa>
+struct PairOf {
+  using V8 = typename Isa::V;
+  struct W {
+    V8 lo, hi;
+  };
+  static W zero() { return {Isa::zero(), Isa::zero()}; }
+  static W splat(float x) { return {Isa::splat(x), Isa::splat(x)}; }
+  static W load(const float* p) { return {Isa::load(p), Isa::load(p + 8)}; }
+  static void store(float* p, W x) { Isa::store(p, x.lo), Isa::store(p + 8, x.hi); }
+  static W mul(W a, W b) { return {Isa::mul(a.lo, b.lo), Isa::mul(a.hi, b.hi)}; }
+  static W fma(W a, W b, W c) { return {Isa::fma(a.lo, b.lo, c.lo), Isa::fma(a.hi, b.hi, c.hi)}; }
+  static W load_f16(const uint16_t* p) { return {Isa::load_f16(p), Isa::load_f16(p + 8)}; }
+  static W load_i8(const int8_t* p) { return {Isa::load_i8(p), Isa::load_i8(p + 8)}; }
+  static V8 lo(W x) { return x.lo; }
+  static W with_lo(W x, V8 lo) { return {lo, x.hi}; }
+  static float hsum(W x) { return Isa::hsum(Isa::add(x.lo, x.hi)); }
+};
+template <class Isa>
+struct WideOf {
+  using type = PairOf<Isa>;
+};
+template <class Isa>
+requires requires {
+  typename Isa::Wide;
+}
+struct WideOf<Isa> {
+  using type = typename Isa::Wide;
+};
+
 // The online softmax of one query head: running max m, running sum l, accumulator acc[d].
 struct HeadState {
   float m = -INFINITY, l = 0.0f;
   float* acc = nullptr;
 };
 
-// Lanes i .. i+7 (as f32) and lane i of an F32 or F16 cache row.
+// Lanes i .. i+7 (as f32; Wide: i .. i+15) and lane i of an F32 or F16 cache row.
 template <class Isa, DType T>
-typename Isa::V load8(const uint8_t* row, int i) {
+auto load8(const uint8_t* row, int i) {
   if constexpr (T == DType::F16)
     return Isa::load_f16(reinterpret_cast<const uint16_t*>(row) + i);
   else
@@ -78,52 +113,48 @@ inline const BlockQ8_0* q8_0_block(const uint8_t* row, int i) {
 }
 
 // s[h * kKeyBlock + n] = q_h . k_n for G query heads q_h = q + h * d and NK key rows
-// k_n = k + n * k_row: two vector accumulators per pair (even and odd 8-lane steps), then the
-// horizontal sum, then any lanes past the last multiple of 8. The NK keys interleave only to
-// give the core independent chains of fused multiply-adds; each pair's operations are the same.
+// k_n = k + n * k_row: a 16-lane accumulator per pair (two 8-lane ones, even and odd 8-lane
+// steps), any 8 lanes past the last multiple of 16 into its low half, then the horizontal sum,
+// then any lanes past the last multiple of 8. The NK keys interleave only to give the core
+// independent chains of fused multiply-adds; each pair's operations are the same.
 template <class Isa, DType T, int G, int NK>
 void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
-  using V = typename Isa::V;
-  V a0[NK][G], a1[NK][G];
+  using Wd = typename WideOf<Isa>::type;
+  using W = decltype(Wd::zero());
+  W a[NK][G];
   for (int n = 0; n < NK; ++n)
-    for (int h = 0; h < G; ++h) a0[n][h] = a1[n][h] = Isa::zero();
+    for (int h = 0; h < G; ++h) a[n][h] = Wd::zero();
   int i = 0;
   if constexpr (T == DType::Q8_0) {
     for (; i < d; i += kQK)
       for (int n = 0; n < NK; ++n) {
         const BlockQ8_0* b = q8_0_block(k + n * k_row, i);
-        const V x0 = Isa::load_i8(b->qs), x1 = Isa::load_i8(b->qs + 8);
-        const V x2 = Isa::load_i8(b->qs + 16), x3 = Isa::load_i8(b->qs + 24);
-        const V dv = Isa::splat(Isa::half(b->d));
+        const W x01 = Wd::load_i8(b->qs), x23 = Wd::load_i8(b->qs + 16);
+        const W dv = Wd::splat(Isa::half(b->d));
         for (int h = 0; h < G; ++h) {
           const float* qh = q + h * d + i;
-          V t0 = Isa::mul(Isa::load(qh), x0), t1 = Isa::mul(Isa::load(qh + 8), x1);
-          t0 = Isa::fma(t0, Isa::load(qh + 16), x2);
-          t1 = Isa::fma(t1, Isa::load(qh + 24), x3);
-          a0[n][h] = Isa::fma(a0[n][h], t0, dv);
-          a1[n][h] = Isa::fma(a1[n][h], t1, dv);
+          const W t = Wd::fma(Wd::mul(Wd::load(qh), x01), Wd::load(qh + 16), x23);
+          a[n][h] = Wd::fma(a[n][h], t, dv);
         }
       }
   } else {
     for (; i + 16 <= d; i += 16)
       for (int n = 0; n < NK; ++n) {
-        const V x0 = load8<Isa, T>(k + n * k_row, i), x1 = load8<Isa, T>(k + n * k_row, i + 8);
-        for (int h = 0; h < G; ++h) {
-          a0[n][h] = Isa::fma(a0[n][h], Isa::load(q + h * d + i), x0);
-          a1[n][h] = Isa::fma(a1[n][h], Isa::load(q + h * d + i + 8), x1);
-        }
+        const W x = load8<Wd, T>(k + n * k_row, i);
+        for (int h = 0; h < G; ++h) a[n][h] = Wd::fma(a[n][h], Wd::load(q + h * d + i), x);
       }
     if (i + 8 <= d) {
       for (int n = 0; n < NK; ++n) {
-        const V x0 = load8<Isa, T>(k + n * k_row, i);
-        for (int h = 0; h < G; ++h) a0[n][h] = Isa::fma(a0[n][h], Isa::load(q + h * d + i), x0);
+        const auto x = load8<Isa, T>(k + n * k_row, i);
+        for (int h = 0; h < G; ++h)
+          a[n][h] = Wd::with_lo(a[n][h], Isa::fma(Wd::lo(a[n][h]), Isa::load(q + h * d + i), x));
       }
       i += 8;
     }
   }
   for (int n = 0; n < NK; ++n)
     for (int h = 0; h < G; ++h) {
-      float r = Isa::hsum(Isa::add(a0[n][h], a1[n][h]));
+      float r = Wd::hsum(a[n][h]);
       if constexpr (T != DType::Q8_0)
         for (int l = i; l < d; ++l) r += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
       s[h * kKeyBlock + n] = r;
@@ -136,40 +167,26 @@ void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
 template <class Isa, DType T, int G>
 void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, uint64_t v_row,
                 int nb, int d) {
+  using Wd = typename WideOf<Isa>::type;
+  using W = decltype(Wd::zero());
   using V = typename Isa::V;
   int i = 0;
   for (; i + 16 <= d; i += 16) {
-    V r0[G], r1[G];
-    for (int h = 0; h < G; ++h) {
-      const V ch = Isa::splat(c[h]);
-      r0[h] = Isa::mul(Isa::load(acc + h * d + i), ch);
-      r1[h] = Isa::mul(Isa::load(acc + h * d + i + 8), ch);
-    }
+    W r[G];
+    for (int h = 0; h < G; ++h) r[h] = Wd::mul(Wd::load(acc + h * d + i), Wd::splat(c[h]));
     for (int j = 0; j < nb; ++j) {
       const uint8_t* row = v + j * v_row;
       if constexpr (T == DType::Q8_0) {
         const BlockQ8_0* b = q8_0_block(row, i);
-        const int8_t* qs = b->qs + i % kQK;
-        const V x0 = Isa::load_i8(qs), x1 = Isa::load_i8(qs + 8);
+        const W x = Wd::load_i8(b->qs + i % kQK);
         const float dj = Isa::half(b->d);
-        for (int h = 0; h < G; ++h) {
-          const V pd = Isa::splat(p[h * kKeyBlock + j] * dj);
-          r0[h] = Isa::fma(r0[h], pd, x0);
-          r1[h] = Isa::fma(r1[h], pd, x1);
-        }
+        for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j] * dj), x);
       } else {
-        const V x0 = load8<Isa, T>(row, i), x1 = load8<Isa, T>(row, i + 8);
-        for (int h = 0; h < G; ++h) {
-          const V ph = Isa::splat(p[h * kKeyBlock + j]);
-          r0[h] = Isa::fma(r0[h], ph, x0);
-          r1[h] = Isa::fma(r1[h], ph, x1);
-        }
+        const W x = load8<Wd, T>(row, i);
+        for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j]), x);
       }
     }
-    for (int h = 0; h < G; ++h) {
-      Isa::store(acc + h * d + i, r0[h]);
-      Isa::store(acc + h * d + i + 8, r1[h]);
-    }
+    for (int h = 0; h < G; ++h) Wd::store(acc + h * d + i, r[h]);
   }
   if constexpr (T != DType::Q8_0) {  // Q8_0 heads are whole blocks of 32
     for (; i + 8 <= d; i += 8)
