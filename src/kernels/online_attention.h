@@ -93,9 +93,9 @@ struct HeadState {
   float* acc = nullptr;
 };
 
-// Lanes i .. i+7 (as f32; Wide: i .. i+15) and lane i of an F32 or F16 cache row.
+// Lanes i .. i+7 (as f32; with a Wide ISA, i .. i+15) and lane i of an F32 or F16 cache row.
 template <class Isa, DType T>
-auto load8(const uint8_t* row, int i) {
+auto load_lanes(const uint8_t* row, int i) {
   if constexpr (T == DType::F16)
     return Isa::load_f16(reinterpret_cast<const uint16_t*>(row) + i);
   else
@@ -140,12 +140,12 @@ void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
   } else {
     for (; i + 16 <= d; i += 16)
       for (int n = 0; n < NK; ++n) {
-        const W x = load8<Wd, T>(k + n * k_row, i);
+        const W x = load_lanes<Wd, T>(k + n * k_row, i);
         for (int h = 0; h < G; ++h) a[n][h] = Wd::fma(a[n][h], Wd::load(q + h * d + i), x);
       }
     if (i + 8 <= d) {
       for (int n = 0; n < NK; ++n) {
-        const auto x = load8<Isa, T>(k + n * k_row, i);
+        const auto x = load_lanes<Isa, T>(k + n * k_row, i);
         for (int h = 0; h < G; ++h)
           a[n][h] = Wd::with_lo(a[n][h], Isa::fma(Wd::lo(a[n][h]), Isa::load(q + h * d + i), x));
       }
@@ -182,7 +182,7 @@ void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, ui
         const float dj = Isa::half(b->d);
         for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j] * dj), x);
       } else {
-        const W x = load8<Wd, T>(row, i);
+        const W x = load_lanes<Wd, T>(row, i);
         for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j]), x);
       }
     }
@@ -193,7 +193,7 @@ void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, ui
       for (int h = 0; h < G; ++h) {
         V r = Isa::mul(Isa::load(acc + h * d + i), Isa::splat(c[h]));
         for (int j = 0; j < nb; ++j)
-          r = Isa::fma(r, Isa::splat(p[h * kKeyBlock + j]), load8<Isa, T>(v + j * v_row, i));
+          r = Isa::fma(r, Isa::splat(p[h * kKeyBlock + j]), load_lanes<Isa, T>(v + j * v_row, i));
         Isa::store(acc + h * d + i, r);
       }
     for (; i < d; ++i)

@@ -37,16 +37,8 @@ struct Avx512Attention {
 
 // One query token: the AVX2 sweep with its 16-lane loops (online_attention.h: PairOf) in one
 // 512-bit register, the same operation on each lane.
-struct Avx512Wide {
+struct Avx512Wide : Avx512Attention {
   using W = __m512;
-  static W zero() { return _mm512_setzero_ps(); }
-  static W splat(float x) { return _mm512_set1_ps(x); }
-  static W load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, W x) { _mm512_storeu_ps(p, x); }
-  static W mul(W a, W b) { return _mm512_mul_ps(a, b); }
-  static W fma(W a, W b, W c) { return _mm512_fmadd_ps(b, c, a); }  // a + b * c, fused
-  static W load_f16(const uint16_t* p) { return Avx512Attention::load_f16(p); }
-  static W load_i8(const int8_t* p) { return Avx512Attention::load_i8(p); }
   static __m256 lo(W x) { return _mm512_castps512_ps256(x); }
   static W with_lo(W x, __m256 lo) { return _mm512_insertf32x8(x, lo, 0); }
   static float hsum(W x) {

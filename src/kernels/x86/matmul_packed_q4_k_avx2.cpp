@@ -23,7 +23,7 @@ namespace {
 using namespace packed;
 
 using Tiles = Q4KTiles<SumsMaddubs>;
-using TilesQ5K = Q4KTiles<SumsMaddubs, kTokensAvx2, Q5Quants>;
+using TilesQ5K = Q4KTiles<SumsMaddubs, Q5Quants>;
 
 // Q4_K or Q5_K rows (Block) into Packed super-blocks of R rows (packed_q4_k_blocks.h).
 template <class Packed, class Block, int R = kRows>

@@ -112,11 +112,11 @@ struct Q5Quants {
 };
 
 // One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
-template <class S, int kMaxTokens = kTokensAvx2, class Q = Q4Quants>
+template <class S, class Q = Q4Quants>
 struct Q4KTiles {
   using Packed = typename Q::Packed;
   static constexpr int64_t kBlock = kQK_K;
-  static constexpr int kTokens = kMaxTokens;
+  static constexpr int kTokens = kTokensAvx2;
   // Adds to isum[t] lane r the scaled sums sc_s * sumi_s of row r over chunk j's two sub-blocks
   // (2j: low nibbles, 2j + 1: high nibbles) with token t.
   template <int NT>

@@ -97,11 +97,11 @@ struct Q6SumsMaddubs {
 };
 
 // One group of 8 rows x NT <= kTokens tokens (packed_driver.h).
-template <class S, int kMaxTokens = kTokensAvx2>
+template <class S>
 struct Q6KTiles {
   using Packed = PackedQ6K;
   static constexpr int64_t kBlock = kQK_K;
-  static constexpr int kTokens = kMaxTokens;
+  static constexpr int kTokens = kTokensAvx2;
   template <int NT>
   static void tile(const PackedQ6K* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
