@@ -51,9 +51,12 @@ void CpuBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* y
   if (!k.gemv) fail("matmul: no kernel for weight type ", dtype_name(w.type), " (", w.name, ")");
   const PackedMatmul& p = k.packed;
   if (repack_ && p.rows && w.derived && w.rows % p.rows == 0)
-    return run_matmul(packed_weights(w, p), w, p.quantize, w.cols / kQK * p.act_block_bytes, p.gemv,
-                      p.gemm, x, n_tok, y);
-  run_matmul(w.data, w, k.quantize, row_bytes(k.act_type, w.cols), k.gemv, k.gemm, x, n_tok, y);
+    return run_matmul(
+        packed_weights(w, p), w,
+        {p.quantize, p.quantize_pair, w.cols / kQK * p.act_block_bytes, p.gemv, p.gemm}, x, n_tok,
+        y);
+  run_matmul(w.data, w, {k.quantize, nullptr, row_bytes(k.act_type, w.cols), k.gemv, k.gemm}, x,
+             n_tok, y);
 }
 
 const uint8_t* CpuBackend::packed_weights(const Matrix& w, const PackedMatmul& p) {
@@ -73,27 +76,43 @@ const uint8_t* CpuBackend::packed_weights(const Matrix& w, const PackedMatmul& p
       });
 }
 
-void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn quantize,
-                            uint64_t act_row, GemvFn gemv, GemmFn gemm, const float* x,
-                            int64_t n_tok, float* y) {
-  if (act_.size() < act_row * n_tok) act_.resize(act_row * n_tok);
+void CpuBackend::quantize_activations(const Matrix& w, const MatmulPath& path, const float* x,
+                                      int64_t n_tok) {
+  const uint64_t act_row = path.act_row;
+  const int64_t pairs = (n_tok + 1) / 2;
+  const int64_t rows = path.quantize_pair ? 2 * pairs : n_tok;
+  if (act_.size() < act_row * rows) act_.resize(act_row * rows);
   uint8_t* act = act_.data();
-  split_even(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) quantize(x + t * w.cols, act + t * act_row, w.cols);
+  if (!path.quantize_pair)
+    return split_even(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t)
+        path.quantize(x + t * w.cols, act + t * act_row, w.cols);
+    });
+  split_even(pairs, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p)
+      path.quantize_pair(x + 2 * p * w.cols, x + std::min(2 * p + 1, n_tok - 1) * w.cols,
+                         act + 2 * p * act_row, w.cols);
   });
+}
+
+void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, const MatmulPath& path,
+                            const float* x, int64_t n_tok, float* y) {
+  quantize_activations(w, path, x, n_tok);
+  const uint8_t* act = act_.data();
+  const uint64_t act_row = path.act_row;
   // One token reads each row once, at memory speed: chunks of about an eighth of a thread's
   // share keep claiming them (an atomic on a shared cache line) cheap next to their reads, and
   // still leave a busy core's share to the others.
   const int64_t per_claim = w.rows / (8 * int64_t(n_threads()));
   const int64_t grain =
-      n_tok > 1 && gemm ? kRowBlock : std::max<int64_t>(1, per_claim / kRowBlock) * kRowBlock;
+      n_tok > 1 && path.gemm ? kRowBlock : std::max<int64_t>(1, per_claim / kRowBlock) * kRowBlock;
   split(w.rows, grain, w.rows * w.cols * n_tok, [&](int64_t begin, int64_t end) {
-    if (gemm && n_tok > 1)
-      return gemm(weights + begin * w.row_bytes, w.row_bytes, end - begin, act, act_row, n_tok,
-                  w.cols, y + begin, w.rows);
+    if (path.gemm && n_tok > 1)
+      return path.gemm(weights + begin * w.row_bytes, w.row_bytes, end - begin, act, act_row, n_tok,
+                       w.cols, y + begin, w.rows);
     const uint8_t* rows = weights + begin * w.row_bytes;
     for (int64_t t = 0; t < n_tok; ++t)
-      gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);
+      path.gemv(rows, w.row_bytes, end - begin, act + t * act_row, w.cols, y + t * w.rows + begin);
   });
 }
 

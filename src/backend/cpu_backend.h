@@ -59,15 +59,24 @@ class CpuBackend : public RefBackend {
   // a multiple of `align` items, so claiming a chunk costs nothing next to running it.
   template <class Fn>
   void split_even(int64_t n, int64_t align, int64_t work, Fn&& fn);
-  using QuantizeFn = decltype(MatmulKernel::quantize);
-  using GemvFn = decltype(MatmulKernel::gemv);
-  using GemmFn = decltype(MatmulKernel::gemm);
+  // How one matrix product runs: activations converted row by row (quantize) or two tokens at
+  // a time (quantize_pair, PackedMatmul's), act_row bytes per token, and the kernels.
+  struct MatmulPath {
+    decltype(MatmulKernel::quantize) quantize;
+    decltype(PackedMatmul::quantize_pair) quantize_pair;
+    uint64_t act_row;
+    decltype(MatmulKernel::gemv) gemv;
+    decltype(MatmulKernel::gemm) gemm;
+  };
   // w's rows in p's packed layout, made on first use and kept with the matrix (Matrix::derived).
   const uint8_t* packed_weights(const Matrix& w, const PackedMatmul& p);
-  // Quantizes x once, then splits the rows of `weights` (w's bytes, or their packed form) over
+  // Converts x once, then splits the rows of `weights` (w's bytes, or their packed form) over
   // the threads: gemm for several tokens where there is one, else gemv per token.
-  void run_matmul(const uint8_t* weights, const Matrix& w, QuantizeFn quantize, uint64_t act_row,
-                  GemvFn gemv, GemmFn gemm, const float* x, int64_t n_tok, float* y);
+  void run_matmul(const uint8_t* weights, const Matrix& w, const MatmulPath& path, const float* x,
+                  int64_t n_tok, float* y);
+  // x's n_tok rows into act_ in path's format (in pairs: an even number of rows, a lone last
+  // token paired with itself).
+  void quantize_activations(const Matrix& w, const MatmulPath& path, const float* x, int64_t n_tok);
   void chunked_delta_rule_heads(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                                 const float* g, const float* beta, float eps, float* state,
                                 float* out);

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ops/op_types.h"
 #include "base/cpu_features.h"
+#include "ops/op_types.h"
 #include "quant/types.h"
 
 namespace kz {
@@ -24,6 +24,11 @@ struct PackedMatmul {
   void (*pack)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n,
                uint8_t* dst) = nullptr;
   void (*quantize)(const float* x, void* dst, int64_t n) = nullptr;
+  // Set instead of quantize by kernels whose tiles read tokens in pairs: tokens x0 and x1 (x1 ==
+  // x0 for a lone token) into one pair of activation rows, stored interleaved. The pair of tokens
+  // 2p and 2p + 1 starts where row 2p would; gemv reads the pair of a token with itself, so
+  // such kernels have a gemm for several tokens.
+  void (*quantize_pair)(const float* x0, const float* x1, void* dst, int64_t n) = nullptr;
   uint64_t act_block_bytes = 0;
   void (*gemv)(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, const void* act, int64_t n,
                float* y) = nullptr;

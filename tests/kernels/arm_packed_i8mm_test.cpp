@@ -1,8 +1,8 @@
 // The packed FEAT_I8MM kernels (kernel_table.h: PackedMatmul; kernels/arm/packed_i8mm.h): weights
 // in groups of 4 interleaved rows. Q4_0 / Q8_0 (matmul_packed_i8mm.cpp): every output of gemv
 // and gemm equals the block-sum model (testing/block_sum_order_model.h) and the row-major i8mm
-// kernels bit for bit, over every tile and tail (tokens 1-9, 26), row lengths of 1 to 129
-// blocks, strided outputs and a first group past row 0; extreme quants (matrices of other row
+// kernels bit for bit, over every tile and tail (tokens 1-9, 15-17, 26, 27), row lengths of 1 to
+// 129 blocks, strided outputs and a first group past row 0; extreme quants (matrices of other row
 // counts: tests/backend/arm_packed_matmul_test.cpp). Q4_K / Q5_K / Q6_K
 // (matmul_packed_q4_k_i8mm.cpp, matmul_packed_q6_k_i8mm.cpp): every output equals a scalar model
 // of x86's packed K-quant order, from the reference's Q8_K activations. Skipped where the CPU (or
@@ -84,8 +84,9 @@ TEST(ArmPackedI8mm, TableTakesPackedKernelsOnlyWithI8mm) {
   for (DType t : {DType::Q4_0, DType::Q8_0}) {
     const PackedMatmul& p = entry(t).packed;
     EXPECT_EQ(p.rows, 4);
-    EXPECT_EQ(p.quantize, &arm::quantize_q8_0__neon);
-    EXPECT_EQ(p.act_block_bytes, sizeof(BlockQ8_0));
+    EXPECT_EQ(p.quantize, nullptr);
+    EXPECT_EQ(p.quantize_pair, &arm::quantize_q8_0_pair__neon);
+    EXPECT_EQ(p.act_block_bytes, arm::kPackedQ8_0ActBlockBytes);
     EXPECT_NE(std::string(p.name).find("neon-i8mm"), std::string::npos) << p.name;
   }
   EXPECT_EQ(entry(DType::Q4_0).packed.gemm, &arm::gemm_q4_0x4_q8_0__neon_i8mm);
@@ -111,10 +112,17 @@ TEST(ArmPackedI8mm, Q4_0AndQ8_0FollowBlockSumModelBitForBit) {
         const std::vector<uint8_t> w = weight_rows(t, rows, n, rows % 8 == 4, rng);
         std::vector<uint8_t> packed(w.size());
         p.pack(w.data(), rb, rows, n, packed.data());
-        const int64_t max_tok = 26;
-        std::vector<uint8_t> acts(ab * max_tok);
-        for (int64_t i = 0; i < max_tok; ++i)
-          p.quantize(gaussian(n, rng, 1.5f).data(), acts.data() + i * ab, n);
+        // Each token row-major (the model's and the row-major kernels' activations) and in pairs
+        // (the packed kernels'), the last one with itself; a lone token's pair for gemv.
+        const int64_t max_tok = 27;
+        std::vector<std::vector<float> > x;
+        for (int64_t i = 0; i < max_tok; ++i) x.push_back(gaussian(n, rng, 1.5f));
+        const uint64_t pb = n / kQK * p.act_block_bytes;
+        std::vector<uint8_t> acts(ab * max_tok), pairs(pb * (max_tok + 1)), lone(2 * pb);
+        for (int64_t i = 0; i < max_tok; ++i) k.quantize(x[i].data(), acts.data() + i * ab, n);
+        for (int64_t i = 0; i < max_tok; i += 2)
+          p.quantize_pair(x[i].data(), x[std::min(i + 1, max_tok - 1)].data(),
+                          pairs.data() + i * pb, n);
         std::vector<float> want(rows * max_tok), row_major(rows * max_tok);
         for (int64_t i = 0; i < max_tok; ++i)
           for (int64_t r = 0; r < rows; ++r)
@@ -125,17 +133,18 @@ TEST(ArmPackedI8mm, Q4_0AndQ8_0FollowBlockSumModelBitForBit) {
         // gemv per token, 3 floats of padding after the last row that it must not touch.
         for (int64_t i = 0; i < max_tok; ++i) {
           std::vector<float> y(rows + 3, -1.0f);
-          p.gemv(packed.data(), rb, rows, acts.data() + i * ab, n, y.data());
+          p.quantize_pair(x[i].data(), x[i].data(), lone.data(), n);
+          p.gemv(packed.data(), rb, rows, lone.data(), n, y.data());
           for (int64_t r = 0; r < rows; ++r)
             ASSERT_EQ(y[r], want[i * rows + r]) << "gemv, token " << i << " row " << r;
           ASSERT_EQ(y[rows], -1.0f) << "gemv wrote past the last row";
         }
-        // gemm on every tail of its 4-token tiles and on several tiles, from the second group
+        // gemm on every tail of its 8-token tiles and on several tiles, from the second group
         // on where there is one, into rows + 2 strided outputs.
-        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 26}) {
+        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 26, 27}) {
           const int64_t r0 = rows > 4 ? 4 : 0, y_stride = rows + 2;
           std::vector<float> y(y_stride * n_tok, -1.0f);
-          p.gemm(packed.data() + r0 * rb, rb, rows - r0, acts.data(), ab, n_tok, n, y.data() + r0,
+          p.gemm(packed.data() + r0 * rb, rb, rows - r0, pairs.data(), pb, n_tok, n, y.data() + r0,
                  y_stride);
           for (int64_t i = 0; i < n_tok; ++i)
             for (int64_t r = 0; r < y_stride; ++r) {
@@ -167,12 +176,14 @@ TEST(ArmPackedI8mm, ExtremeQuants) {
         std::memset(blk + 2, q, bb - 2);
       }
     std::vector<uint8_t> packed(w.size()), a(row_bytes(DType::Q8_0, n));
+    std::vector<uint8_t> pair(2 * n / kQK * p.act_block_bytes);
     p.pack(w.data(), rb, rows, n, packed.data());
     for (float sign : {1.0f, -1.0f}) {
       const std::vector<float> x(n, sign);  // quantizes to +-127 everywhere
-      p.quantize(x.data(), a.data(), n);
+      entry(t).quantize(x.data(), a.data(), n);
+      p.quantize_pair(x.data(), x.data(), pair.data(), n);
       std::vector<float> y(rows);
-      p.gemv(packed.data(), rb, rows, a.data(), n, y.data());
+      p.gemv(packed.data(), rb, rows, pair.data(), n, y.data());
       for (int64_t r = 0; r < rows; ++r)
         EXPECT_EQ(y[r], testing::block_sum_order::model(t, w.data() + r * rb, a.data(), n))
             << dtype_name(t) << " row " << r << " sign " << sign;

@@ -78,7 +78,11 @@ GemmKernel gemm_q8_0_q8_0_4x4__neon_i8mm;
 
 // PackedMatmul forms (kernel_table.h) for FEAT_I8MM, over groups of 4 interleaved rows
 // (packed_i8mm.h): pack_* lays a matrix out, gemv / gemm read it. Q4_0 / Q8_0
-// (matmul_packed_i8mm.cpp): Q8_0 activations, the bits of the block-sum kernels above.
+// (matmul_packed_i8mm.cpp): quantize_q8_0__neon's activations of two tokens interleaved by
+// quantize_q8_0_pair__neon (kPackedQ8_0ActBlockBytes per token and 32 elements), the bits of
+// the block-sum kernels above.
+void quantize_q8_0_pair__neon(const float* x0, const float* x1, void* dst, int64_t n);
+inline constexpr uint64_t kPackedQ8_0ActBlockBytes = 36;
 void pack_q4_0_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q8_0_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 GemvKernel gemv_q4_0x4_q8_0__neon_i8mm;

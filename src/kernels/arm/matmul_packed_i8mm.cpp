@@ -11,7 +11,10 @@
 // operands, the block sums come out 16 times too large (exact: |16 * 32 * 8 * 127| < 2^31), and
 // the conversion to float divides them by 16 for free (vcvtq_n_f32_s32 with 4 fraction bits,
 // exact for integers below 2^24).
-// A tile is 4 rows x up to 4 tokens; a lone token (gemv, an odd tail) is paired with itself.
+// The activations are stored the same way, two tokens interleaved (quantize_q8_0_pair__neon), so
+// that the tiles load their operands without zips either. A tile is 4 rows x up to 8 tokens (4
+// token pairs: 8 accumulators, 8 weight operands, 4 token operands in the 32 vector registers);
+// a lone token (gemv, an odd tail) is paired with itself.
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/packed_i8mm.h"
 #include "kernels/arm/quant_dot.h"
@@ -34,6 +37,14 @@ struct PackedQ8_0 {
 };
 static_assert(sizeof(PackedQ4_0) == kRows * sizeof(BlockQ4_0));
 static_assert(sizeof(PackedQ8_0) == kRows * sizeof(BlockQ8_0));
+
+// Block b of a pair of tokens' activations: the scales {d0, d1, d0, d1} (one load gives the
+// pair's lanes, token_pair's order), then qs[k] = quants 8k..8k+7 of token 0, then of token 1.
+struct ActPairQ8_0 {
+  uint16_t d[4];
+  int8_t qs[4][16];
+};
+static_assert(sizeof(ActPairQ8_0) == 2 * kPackedQ8_0ActBlockBytes);
 
 // w[p][k]: the operand of rows 2p, 2p + 1 for elements 8k..8k+7 (Q4_0: times 16, kFracBits 4).
 struct Q4_0Weights {
@@ -86,13 +97,14 @@ template <class W>
 struct Tiles {
   using Packed = typename W::Packed;
   static constexpr int64_t kBlock = kQK;
-  static constexpr int kTokens = 4;
+  static constexpr int kTokens = 8;
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
     constexpr int TP = (NT + 1) / 2;
-    const BlockQ8_0* a[NT];
-    for (int t = 0; t < NT; ++t) a[t] = reinterpret_cast<const BlockQ8_0*>(act + t * act_row_bytes);
+    const ActPairQ8_0* a[TP];
+    for (int k = 0; k < TP; ++k)
+      a[k] = reinterpret_cast<const ActPairQ8_0*>(act + 2 * k * act_row_bytes);
     float32x4_t acc[2][TP];
     for (auto& row : acc)
       for (auto& v : row) v = vdupq_n_f32(0);
@@ -102,18 +114,18 @@ struct Tiles {
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(w[b].d)));
       if constexpr (NT == 1) {
         // Rows {0, 0, 1, 1} and {2, 2, 3, 3} of the token with itself -> rows 0..3 in one vector.
-        const TokenPair tok(a[0][b].qs, a[0][b].qs);
+        const TokenPair tok(a[0][b].qs);
         const int32x4_t s = vuzp1q_s32(mmla32(q[0], tok), mmla32(q[1], tok));
         acc[0][0] = vfmaq_f32(acc[0][0], to_float<W::kFracBits>(s),
-                              vmulq_n_f32(dw, half_to_float(a[0][b].d)));
+                              vmulq_n_f32(dw, half_to_float(a[0][b].d[0])));
       } else {
+        const float32x4_t dw_pair[2] = {row_pair(dw, 0), row_pair(dw, 1)};
         for (int k = 0; k < TP; ++k) {
-          const BlockQ8_0 &a0 = a[2 * k][b], &a1 = a[second_token<NT>(k)][b];
-          const TokenPair tok(a0.qs, a1.qs);
-          const float32x4_t da = token_pair(half_to_float(a0.d), half_to_float(a1.d));
+          const TokenPair tok(a[k][b].qs);
+          const float32x4_t da = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(a[k][b].d)));
           for (int p = 0; p < 2; ++p)
             acc[p][k] = vfmaq_f32(acc[p][k], to_float<W::kFracBits>(mmla32(q[p], tok)),
-                                  vmulq_f32(row_pair(dw, p), da));
+                                  vmulq_f32(dw_pair[p], da));
         }
       }
     }
@@ -126,6 +138,16 @@ struct Tiles {
 
 }  // namespace
 
+void quantize_q8_0_pair__neon(const float* x0, const float* x1, void* dst, int64_t n) {
+  auto* out = static_cast<ActPairQ8_0*>(dst);
+  for (int64_t b = 0; b < n / kQK; ++b) {
+    BlockQ8_0 t[2];
+    quantize_q8_0__neon(x0 + b * kQK, &t[0], kQK);
+    quantize_q8_0__neon(x1 + b * kQK, &t[1], kQK);
+    for (int i = 0; i < 4; ++i) out[b].d[i] = t[i % 2].d;
+    for (int k = 0; k < 4; ++k) interleave_pair(t[0].qs + 8 * k, t[1].qs + 8 * k, out[b].qs[k]);
+  }
+}
 void pack_q4_0_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst) {
   pack<Q4_0Weights>(w, row_bytes, n_rows, n, dst);
 }

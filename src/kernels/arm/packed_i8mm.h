@@ -41,8 +41,9 @@ inline int8x16_t zip_hi(int8x16_t a, int8x16_t b) {
 }
 
 // 32 quants of two tokens as the 4 8x2 operands of vmmlaq_s32: c[k] = {token 0's quants
-// 8k..8k+7, token 1's}. The tokens come from separately quantized rows, so unlike the weights
-// they cannot be stored interleaved; one token twice (q0 == q1) serves a lone token.
+// 8k..8k+7, token 1's}; one token twice (q0 == q1) serves a lone token. From two rows of quants
+// (zipped here), or from operands stored interleaved (quantize_q8_0_pair__neon's, loaded as they
+// are).
 struct TokenPair {
   int8x16_t c[4];
   TokenPair(const int8_t* q0, const int8_t* q1) {
@@ -50,6 +51,9 @@ struct TokenPair {
     const int8x16_t lo1 = vld1q_s8(q1), hi1 = vld1q_s8(q1 + 16);
     c[0] = zip_lo(lo0, lo1), c[1] = zip_hi(lo0, lo1);
     c[2] = zip_lo(hi0, hi1), c[3] = zip_hi(hi0, hi1);
+  }
+  explicit TokenPair(const int8_t (&interleaved)[4][16]) {
+    for (int k = 0; k < 4; ++k) c[k] = vld1q_s8(interleaved[k]);
   }
 };
 
