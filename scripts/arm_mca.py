@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Instruction counts and llvm-mca cycle estimates of ARM matrix-product inner loops.
 
-usage: scripts/arm_mca.py ASM_FILE FUNCTION_SUBSTRING [--mcpu CPU] [--trips N] [--all | --loop K]
+usage: scripts/arm_mca.py ASM_FILE FUNCTION_SUBSTRING [--mcpu CPU]
+           [--trips N] [--all | --loop K] | --tree | --nest K,J=N,...
 
 Reads a GCC/Clang AArch64 assembly file (-S output), finds the function whose symbol contains
 FUNCTION_SUBSTRING, and prints each innermost loop (a label and the last backward branch to it)
@@ -13,6 +14,16 @@ the K-th loop of --all's list instead of the one with the most sdot + smmla. Wha
 iteration covers (rows x tokens x 32-element blocks) depends on the kernel: docs/benchmarks.md
 lists it per kernel. LLVM_MCA names the llvm-mca binary (default llvm-mca-16: LLVM 14's knows
 no Neoverse N2 model and falls back to Cortex-A57's).
+
+--trips N fits one level of nested loops with one trip count (a loop nested deeper counts once per
+run of the loop around it); for a nest of loops with different trip counts (a super-block's halves,
+chunks and scale decodings, as GCC leaves them rolled), --tree lists every loop of the function with
+its index, nesting and the instructions outside its nested loops, and --nest K,J=N,... measures one
+iteration of loop K with each loop J inside it run N times per iteration of the loop directly around
+J (N read from the source; 0 for a "loop" that is an else block GCC placed after the loop, branching
+back into it, which --tree marks as starting inside another loop and ending past it). Each loop's
+lines count once per iteration: of an if / else, the branch GCC placed inside them; a block skipped
+on some iterations, as if always run.
 """
 import os
 import re
@@ -95,6 +106,50 @@ def mca(insns, mcpu, iterations=100):
     return cycles / iterations
 
 
+def is_dot(insn):
+    return re.match(r"(sdot|smmla)\b", insn)
+
+
+def own_insns(body, span, nested):
+    return [l.strip() for i, l in enumerate(body[span[0]:span[1] + 1], span[0])
+            if is_insn(l) and not any(c <= i <= d for c, d in nested)]
+
+
+def tree(body, spans):
+    """--tree: the indices --nest takes, with what a trip count is worked out from."""
+    for k, span in enumerate(spans):
+        nested = inner(spans, span)
+        own = own_insns(body, span, nested)
+        depth = sum(1 for o in spans if o != span and o[0] <= span[0] and span[1] <= o[1])
+        into = [j for j, o in enumerate(spans) if o[0] < span[0] <= o[1] < span[1]]
+        extra = f"; starts inside loop {', '.join(map(str, into))}, ends past it" if into else ""
+        print(f"{k}: {'  ' * depth}{body[span[0]].strip()} lines {span[0]}-{span[1]}: {len(own)} "
+              f"instructions ({sum(1 for i in own if is_dot(i))} sdot/smmla) outside nested loops, "
+              f"closed by {body[span[1]].strip()!r}{extra}")
+
+
+def nest(body, spans, k, trips, mcpu):
+    """(instructions, sdot + smmla, cycles, shape) of one iteration of loop k, each loop j nested
+    in it run trips[j] times per iteration of the loop directly around it (cycles likewise: the
+    sum of llvm-mca's estimates of each loop's own instructions times its runs)."""
+    nested = inner(spans, spans[k])
+    own = own_insns(body, spans[k], nested)
+    n, dots, cycles = len(own), sum(1 for i in own if is_dot(i)), mca(own, mcpu)
+    shape = f"{n} ({dots})"
+    for j, span in enumerate(spans):
+        if span not in nested or any(o != span and o[0] <= span[0] and span[1] <= o[1]
+                                     for o in nested):
+            continue  # not directly inside loop k
+        if j not in trips:
+            sys.exit(f"loop {j} (inside loop {k}): no trip count in --nest (see --tree)")
+        if trips[j]:
+            jn, jdots, jcycles, jshape = nest(body, spans, j, trips, mcpu)
+            n, dots = n + trips[j] * jn, dots + trips[j] * jdots
+            cycles += trips[j] * jcycles
+            shape += f" + {trips[j]} x " + (f"({jshape})" if "+" in jshape else jshape)
+    return n, dots, cycles, shape
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     mcpu = "neoverse-n2"
@@ -107,16 +162,30 @@ def main():
         args.remove(str(trips))
     if "--loop" in sys.argv:
         args.remove(sys.argv[sys.argv.index("--loop") + 1])
+    spec = None  # --nest K,J=N,...
+    if "--nest" in sys.argv:
+        spec = sys.argv[sys.argv.index("--nest") + 1]
+        args.remove(spec)
     path, name = args
     body = function_lines(path, name)
     spans = loops(body)
+    if "--tree" in sys.argv:
+        return tree(body, spans)
+    if spec:
+        k, *rest = spec.split(",")
+        k, trips = int(k), {int(j): int(n) for j, n in (r.split("=") for r in rest)}
+        inside = {j for j, span in enumerate(spans) if span in inner(spans, spans[k])}
+        if set(trips) - inside:
+            sys.exit(f"--nest: loops {sorted(set(trips) - inside)} are not inside loop {k}")
+        n, dots, cycles, shape = nest(body, spans, k, trips, mcpu)
+        return print(f"{name}: {n} instructions/iteration, {dots} sdot/smmla, "
+                     f"{cycles:.2f} cycles/iteration ({mcpu}; {shape})")
     rows = []
     for span in spans:
         nested = inner(spans, span)
         if nested and not trips:
             continue
-        own = [l.strip() for i, l in enumerate(body[span[0]:span[1] + 1], span[0])
-               if is_insn(l) and not any(c <= i <= d for c, d in nested)]
+        own = own_insns(body, span, nested)
         nested_insns = [[l.strip() for l in body[c:d + 1] if is_insn(l)] for c, d in nested
                         if not any((c, d) != o and o[0] <= c and d <= o[1] for o in nested)]
         all_insns = own + [i for n in nested_insns for i in n]

@@ -5,8 +5,9 @@
 // 129 blocks, strided outputs and a first group past row 0; extreme quants (matrices of other row
 // counts: tests/backend/arm_packed_matmul_test.cpp). Q4_K / Q5_K / Q6_K
 // (matmul_packed_q4_k_i8mm.cpp, matmul_packed_q6_k_i8mm.cpp): every output equals a scalar model
-// of x86's packed K-quant order, from the reference's Q8_K activations. Skipped where the CPU (or
-// qemu's -cpu model, or KAZEIA_CPU_FEATURES) lacks i8mm or dotprod.
+// of x86's packed K-quant order, from the reference's Q8_K activations, over the tails of the 4-
+// and 8-token tiles (tokens 1-9, 15-17, 26). Skipped where the CPU (or qemu's -cpu model, or
+// KAZEIA_CPU_FEATURES) lacks i8mm or dotprod.
 #include <gtest/gtest.h>
 
 #if !defined(__aarch64__)
@@ -299,7 +300,7 @@ TEST(ArmPackedI8mm, K_QuantsFollowPackedKOrderBitForBit) {
             ASSERT_EQ(y[r], want[i * rows + r]) << "gemv, token " << i << " row " << r;
           ASSERT_EQ(y[rows], -1.0f) << "gemv wrote past the last row";
         }
-        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 9, 26}) {
+        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 26}) {
           const int64_t r0 = rows > 4 ? 4 : 0, y_stride = rows + 2;
           std::vector<float> y(y_stride * n_tok, -1.0f);
           p.gemm(packed.data() + r0 * rb, rb, rows - r0, acts.data(), ab, n_tok, n, y.data() + r0,

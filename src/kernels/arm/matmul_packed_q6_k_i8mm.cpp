@@ -11,6 +11,8 @@
 // g < 2), high 2 bits from qh[32h + l] >> 2g. The packed layout keeps, per h and 8-byte chunk c
 // of l, the ql and qh bytes of rows 2p and 2p + 1 as 16-byte operands; one ql vector gives the
 // quants of two groups g, one qh vector the high bits of all four.
+#include <array>
+
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/arm/packed_i8mm.h"
 #include "kernels/arm/quant_dot.h"
@@ -30,6 +32,10 @@ struct PackedQ6K {
   uint8_t qh[2][4][2][16];
 };
 static_assert(sizeof(PackedQ6K) == kRows * sizeof(BlockQ6K));
+
+// vshlq_u8 counts for group g (negative: right): ql's nibble g / 2 to bits 0-3, qh's bits 2g and
+// 2g + 1 to bits 4, 5. Loaded, not computed: g runs in a loop (unrolled, GCC spills registers).
+constexpr int8_t kLowShift[4] = {0, 0, -4, -4}, kHighShift[4] = {4, 2, 0, -2};
 
 struct Q6KWeights {
   using Block = BlockQ6K;
@@ -57,23 +63,29 @@ struct Q6KWeights {
       for (int p = 0; p < 2; ++p) {
         const uint8x16_t l = vld1q_u8(b.ql[h][c][g % 2][p]);
         const uint8x16_t hb = vld1q_u8(b.qh[h][c][p]);
-        const uint8x16_t low = g < 2 ? vandq_u8(l, vdupq_n_u8(0x0F)) : vshrq_n_u8(l, 4);
-        // Bits 2g, 2g + 1 of qh to bits 4, 5 (a negative count shifts right).
+        const uint8x16_t low = vandq_u8(vshlq_u8(l, vld1q_dup_s8(&kLowShift[g])), vdupq_n_u8(0x0F));
         const uint8x16_t high =
-            vandq_u8(vshlq_u8(hb, vdupq_n_s8(int8_t(4 - 2 * g))), vdupq_n_u8(0x30));
+            vandq_u8(vshlq_u8(hb, vld1q_dup_s8(&kHighShift[g])), vdupq_n_u8(0x30));
         w[p][c] = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low, high)), vdupq_n_s8(32));
       }
   }
 };
 
+// scale_pair's table indices for sub-block s % 4 and row pair p, as constants (see kLowShift).
+constexpr auto kScaleIndex = [] {
+  std::array<std::array<std::array<uint32_t, 4>, 2>, 4> idx{};
+  for (int s = 0; s < 4; ++s)
+    for (int p = 0; p < 2; ++p)
+      for (int lane = 0; lane < 4; ++lane)
+        idx[s][p][lane] = 0x00FFFFFFu | uint32_t(4 * s + 2 * p + lane / 2) << 24;
+  return idx;
+}();
 // {sc[2p][s], sc[2p][s], sc[2p + 1][s], sc[2p + 1][s]} as int32: the table lookup puts each
 // scale in its lane's top byte (indices past 15 read as 0), the arithmetic shift sign-extends.
 int32x4_t scale_pair(const PackedQ6K& b, int p, int s) {
   const int8x16_t four = vld1q_s8(b.scales[s & ~3]);  // sub-blocks s & ~3 .. + 3, 4 rows each
-  const uint32_t i0 = 0x00FFFFFFu | uint32_t(4 * (s & 3) + 2 * p) << 24;
-  const uint32_t i1 = 0x00FFFFFFu | uint32_t(4 * (s & 3) + 2 * p + 1) << 24;
-  const uint32x4_t idx = {i0, i0, i1, i1};
-  return vshrq_n_s32(vreinterpretq_s32_s8(vqtbl1q_s8(four, vreinterpretq_u8_u32(idx))), 24);
+  const uint8x16_t idx = vreinterpretq_u8_u32(vld1q_u32(kScaleIndex[s & 3][p].data()));
+  return vshrq_n_s32(vreinterpretq_s32_s8(vqtbl1q_s8(four, idx)), 24);
 }
 
 // Exact sums over 16 elements (chunks c0, c0 + 1) of a 2x2 (row, token) tile.
@@ -81,11 +93,12 @@ inline int32x4_t mmla16(const int8x16_t w[4], const TokenPair& t, int c0) {
   return vmmlaq_s32(vmmlaq_s32(vdupq_n_s32(0), w[c0], t.c[c0]), w[c0 + 1], t.c[c0 + 1]);
 }
 
-// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h).
+// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h). 8 tokens: 8 weight operands, 8
+// accumulators (2 row pairs x 4 token pairs) and a token pair's operands fit the 32 registers.
 struct Tiles {
   using Packed = PackedQ6K;
   static constexpr int64_t kBlock = kQK_K;
-  static constexpr int kTokens = 4;
+  static constexpr int kTokens = 8;
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
