@@ -6,7 +6,7 @@
 // counts: tests/backend/arm_packed_matmul_test.cpp). Q4_K / Q5_K / Q6_K
 // (matmul_packed_q4_k_i8mm.cpp, matmul_packed_q6_k_i8mm.cpp): every output equals a scalar model
 // of x86's packed K-quant order, from the reference's Q8_K activations, over the tails of the 4-
-// and 8-token tiles (tokens 1-9, 15-17, 26). Skipped where the CPU (or qemu's -cpu model, or
+// and 8-token tiles (tokens 1-9, 15-17, 26, 27). Skipped where the CPU (or qemu's -cpu model, or
 // KAZEIA_CPU_FEATURES) lacks i8mm or dotprod.
 #include <gtest/gtest.h>
 
@@ -255,6 +255,7 @@ TEST(ArmPackedI8mm, K_QuantsFollowPackedKOrderBitForBit) {
     const PackedMatmul& p = entry(t).packed;
     ASSERT_EQ(p.rows, 4) << dtype_name(t);
     ASSERT_EQ(p.act_block_bytes, arm::kPackedQ8KActBlockBytes);
+    ASSERT_EQ(p.quantize_pair, &arm::quantize_q8_K_pair__neon);
     for (int64_t rows : {4, 8, 12}) {
       for (int64_t n : {256, 512, 1024, 4096}) {
         SCOPED_TRACE(std::string(dtype_name(t)) + " rows " + std::to_string(rows) + " n " +
@@ -280,27 +281,32 @@ TEST(ArmPackedI8mm, K_QuantsFollowPackedKOrderBitForBit) {
         }
         std::vector<uint8_t> packed(w.size());
         p.pack(w.data(), rb, rows, n, packed.data());
-        const int64_t max_tok = 26;
-        std::vector<uint8_t> acts(ab * max_tok);
+        // Tokens in pairs, the last one with itself; a lone token's pair for gemv.
+        const int64_t max_tok = 27;
+        std::vector<std::vector<float> > x;
+        std::vector<uint8_t> acts(ab * (max_tok + 1)), lone(2 * ab);
         std::vector<float> want(rows * max_tok);
         for (int64_t i = 0; i < max_tok; ++i) {
-          const std::vector<float> x = gaussian(n, rng, 1.5f);
-          p.quantize(x.data(), acts.data() + i * ab, n);
+          x.push_back(gaussian(n, rng, 1.5f));
           std::vector<BlockQ8K> q8k(n / kQK_K);
-          ref::quantize_activation(DType::Q8_K, x.data(), q8k.data(), n);
+          ref::quantize_activation(DType::Q8_K, x[i].data(), q8k.data(), n);
           for (int64_t r = 0; r < rows; ++r)
             want[i * rows + r] = t == DType::Q6_K
                                      ? packed_q6_k_model(w.data() + r * rb, q8k.data(), n)
                                      : packed_k_model(t, w.data() + r * rb, q8k.data(), n);
         }
+        for (int64_t i = 0; i < max_tok; i += 2)
+          p.quantize_pair(x[i].data(), x[std::min(i + 1, max_tok - 1)].data(), acts.data() + i * ab,
+                          n);
         for (int64_t i = 0; i < max_tok; ++i) {
           std::vector<float> y(rows + 3, -1.0f);
-          p.gemv(packed.data(), rb, rows, acts.data() + i * ab, n, y.data());
+          p.quantize_pair(x[i].data(), x[i].data(), lone.data(), n);
+          p.gemv(packed.data(), rb, rows, lone.data(), n, y.data());
           for (int64_t r = 0; r < rows; ++r)
             ASSERT_EQ(y[r], want[i * rows + r]) << "gemv, token " << i << " row " << r;
           ASSERT_EQ(y[rows], -1.0f) << "gemv wrote past the last row";
         }
-        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 26}) {
+        for (int64_t n_tok : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 26, 27}) {
           const int64_t r0 = rows > 4 ? 4 : 0, y_stride = rows + 2;
           std::vector<float> y(y_stride * n_tok, -1.0f);
           p.gemm(packed.data() + r0 * rb, rb, rows - r0, acts.data(), ab, n_tok, n, y.data() + r0,

@@ -89,9 +89,11 @@ GemvKernel gemv_q4_0x4_q8_0__neon_i8mm;
 GemmKernel gemm_q4_0x4_q8_0__neon_i8mm;
 GemvKernel gemv_q8_0x4_q8_0__neon_i8mm;
 GemmKernel gemm_q8_0x4_q8_0__neon_i8mm;
-// Q4_K / Q5_K (matmul_packed_q4_k_i8mm.cpp): activations by quantize_q8_K_sums__neon
-// (kPackedQ8KActBlockBytes per 32 elements), in the order of x86's packed K-quant kernels.
-void quantize_q8_K_sums__neon(const float* x, void* dst, int64_t n);
+// Q4_K / Q5_K (matmul_packed_q4_k_i8mm.cpp): activations of two tokens interleaved by
+// quantize_q8_K_pair__neon (the reference's Q8_K quants and each 32-element sub-block's sum;
+// kPackedQ8KActBlockBytes per token and 32 elements), in the order of x86's packed K-quant
+// kernels.
+void quantize_q8_K_pair__neon(const float* x0, const float* x1, void* dst, int64_t n);
 inline constexpr uint64_t kPackedQ8KActBlockBytes = 36;
 void pack_q4_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);
 void pack_q5_K_x4(const uint8_t* w, uint64_t row_bytes, int64_t n_rows, int64_t n, uint8_t* dst);

@@ -9,9 +9,9 @@
 // reference's AVX2 order instead, whose 4-product lanes vmmlaq_s32 cannot give.
 //
 // vmmlaq_s32 gives a sub-block's sums for 2 rows x 2 tokens in 4 instructions; the 16-byte
-// operands are stored ready (8 bytes of row 2p, then the same 8 of row 2p + 1), the activations
-// are zipped per token pair. The per-row scale of a 2x2 tile, {sc_r0, sc_r0, sc_r1, sc_r1}, is
-// one table lookup from the 4 rows' unpacked scales.
+// operands are stored ready (8 bytes of row 2p, then the same 8 of row 2p + 1), and so are the
+// activations' (quantize_q8_K_pair__neon: two tokens interleaved). The per-row scale of a 2x2 tile,
+// {sc_r0, sc_r0, sc_r1, sc_r1}, is one table lookup from the 4 rows' unpacked scales.
 #include <cstring>
 #include <type_traits>
 
@@ -131,12 +131,14 @@ struct Q5Quants {
   }
 };
 
-// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h).
+// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h). At 8 tokens GCC spills a few
+// vectors in the chunk loop, and still runs fewer instructions per block than at 4 (llvm-mca:
+// docs/benchmarks.md, "ARM kernels: instruction counts").
 template <class Q>
 struct Tiles {
   using Packed = typename Q::Packed;
   static constexpr int64_t kBlock = kQK_K;
-  static constexpr int kTokens = 4;
+  static constexpr int kTokens = 8;
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
@@ -146,9 +148,9 @@ struct Tiles {
       for (auto& v : row) v = vdupq_n_f32(0);
     for (int64_t b = 0; b < nb; ++b) {
       const Packed& wb = w[b];
-      const ActBlockK* a[NT];
-      for (int t = 0; t < NT; ++t)
-        a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
+      const ActPairK* a[TP];  // token pair k: tokens 2k and 2k + 1
+      for (int k = 0; k < TP; ++k)
+        a[k] = reinterpret_cast<const ActPairK*>(act + 2 * k * act_row_bytes) + b;
       const Scales s = unpack_scales(wb);
       int32x4_t isum[2][TP];
       for (auto& row : isum)
@@ -157,8 +159,7 @@ struct Tiles {
         int8x16_t lo[2][4], hi[2][4];
         Q::get(wb, j, lo, hi);
         for (int k = 0; k < TP; ++k) {
-          const int8_t *q0 = a[2 * k]->qs + 64 * j, *q1 = a[second_token<NT>(k)]->qs + 64 * j;
-          const TokenPair tlo(q0, q1), thi(q0 + 32, q1 + 32);
+          const TokenPair tlo(a[k]->qs + 8 * j), thi(a[k]->qs + 8 * j + 4);
           for (int p = 0; p < 2; ++p) {
             isum[p][k] =
                 vmlaq_s32(isum[p][k], mmla32(lo[p], tlo), scale_pair(s.sc[j / 2], p, 2 * j % 4));
@@ -174,9 +175,8 @@ struct Tiles {
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wb.d)));
       const float32x4_t dm = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wb.dmin)));
       for (int k = 0; k < TP; ++k) {
-        const ActBlockK &a0 = *a[2 * k], &a1 = *a[second_token<NT>(k)];
-        const int16x8_t s0 = vld1q_s16(a0.sub_sums), s1 = vld1q_s16(a1.sub_sums);
-        const float32x4_t da = token_pair(a0.d, a1.d);
+        const int16x8_t s0 = vld1q_s16(a[k]->sub_sums[0]), s1 = vld1q_s16(a[k]->sub_sums[1]);
+        const float32x4_t da = vld1q_f32(a[k]->d);
         for (int p = 0; p < 2; ++p) {
           const int16x8_t mr0 = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(z[p])));
           const int16x8_t mr1 = vreinterpretq_s16_u16(vmovl_high_u8(z[p]));
@@ -197,14 +197,17 @@ struct Tiles {
 
 }  // namespace
 
-void quantize_q8_K_sums__neon(const float* x, void* dst, int64_t n) {
-  auto* out = static_cast<ActBlockK*>(dst);
+void quantize_q8_K_pair__neon(const float* x0, const float* x1, void* dst, int64_t n) {
+  auto* out = static_cast<ActPairK*>(dst);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
-    BlockQ8K q;
-    ref::quantize_activation(DType::Q8_K, x + b * kQK_K, &q, kQK_K);
-    out[b].d = q.d;
-    for (int s = 0; s < 8; ++s) out[b].sub_sums[s] = int16_t(q.bsums[2 * s] + q.bsums[2 * s + 1]);
-    std::memcpy(out[b].qs, q.qs, kQK_K);
+    BlockQ8K q[2];
+    for (int t = 0; t < 2; ++t) {
+      ref::quantize_activation(DType::Q8_K, (t ? x1 : x0) + b * kQK_K, &q[t], kQK_K);
+      for (int s = 0; s < 8; ++s)
+        out[b].sub_sums[t][s] = int16_t(q[t].bsums[2 * s] + q[t].bsums[2 * s + 1]);
+    }
+    for (int i = 0; i < 4; ++i) out[b].d[i] = q[i % 2].d;
+    for (int k = 0; k < 32; ++k) interleave_pair(q[0].qs + 8 * k, q[1].qs + 8 * k, out[b].qs[k]);
     std::memset(out[b].pad, 0, sizeof out[b].pad);
   }
 }

@@ -93,8 +93,8 @@ inline int32x4_t mmla16(const int8x16_t w[4], const TokenPair& t, int c0) {
   return vmmlaq_s32(vmmlaq_s32(vdupq_n_s32(0), w[c0], t.c[c0]), w[c0 + 1], t.c[c0 + 1]);
 }
 
-// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h). 8 tokens: 8 weight operands, 8
-// accumulators (2 row pairs x 4 token pairs) and a token pair's operands fit the 32 registers.
+// One group of 4 rows x NT <= kTokens tokens (packed_i8mm.h): 8, as matmul_packed_q4_k_i8mm.cpp
+// (a few spills, fewer instructions per block).
 struct Tiles {
   using Packed = PackedQ6K;
   static constexpr int64_t kBlock = kQK_K;
@@ -108,9 +108,9 @@ struct Tiles {
       for (auto& v : row) v = vdupq_n_f32(0);
     for (int64_t b = 0; b < nb; ++b) {
       const Packed& wb = w[b];
-      const ActBlockK* a[NT];
-      for (int t = 0; t < NT; ++t)
-        a[t] = reinterpret_cast<const ActBlockK*>(act + t * act_row_bytes) + b;
+      const ActPairK* a[TP];  // token pair k: tokens 2k and 2k + 1
+      for (int k = 0; k < TP; ++k)
+        a[k] = reinterpret_cast<const ActPairK*>(act + 2 * k * act_row_bytes) + b;
       int32x4_t isum[2][TP];
       for (auto& row : isum)
         for (auto& v : row) v = vdupq_n_s32(0);
@@ -120,8 +120,7 @@ struct Tiles {
           Q6KWeights::get(wb, h, g, q);
           const int s = 8 * h + 2 * g;  // sub-blocks s (chunks 0, 1) and s + 1 (chunks 2, 3)
           for (int k = 0; k < TP; ++k) {
-            const int at = 128 * h + 32 * g;
-            const TokenPair tok(a[2 * k]->qs + at, a[second_token<NT>(k)]->qs + at);
+            const TokenPair tok(a[k]->qs + 16 * h + 4 * g);  // elements 128h + 32g ...
             for (int p = 0; p < 2; ++p) {
               isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 0), scale_pair(wb, p, s));
               isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 2), scale_pair(wb, p, s + 1));
@@ -130,7 +129,7 @@ struct Tiles {
         }
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wb.d)));
       for (int k = 0; k < TP; ++k) {
-        const float32x4_t da = token_pair(a[2 * k]->d, a[second_token<NT>(k)]->d);
+        const float32x4_t da = vld1q_f32(a[k]->d);
         for (int p = 0; p < 2; ++p)
           acc[p][k] =
               vfmaq_f32(acc[p][k], vcvtq_f32_s32(isum[p][k]), vmulq_f32(row_pair(dw, p), da));

@@ -10,7 +10,6 @@
 
 #include <arm_neon.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/arm/arm_kernels.h"
@@ -21,38 +20,25 @@ namespace {  // per file: see quant_dot.h
 
 constexpr int kRows = 4;
 
-// The K-quant kernels' activation super-block (quantize_q8_K_sums__neon; x86's ActBlockK): the
-// Q8_K scale, the sums of each 32-element sub-block's quants (Q4_K / Q5_K mins; unused by
-// Q6_K), the quants; padded to a whole kPackedQ8KActBlockBytes per 32 elements.
-struct ActBlockK {
-  float d;
-  int16_t sub_sums[8];
-  int8_t qs[256];
-  uint8_t pad[12];
+// The K-quant kernels' activations of a pair of tokens, one super-block
+// (quantize_q8_K_pair__neon; per token, what x86's ActBlockK holds): the Q8_K scales as
+// token_pair's lanes {d0, d1, d0, d1}, each token's sums of its 32-element sub-blocks' quants
+// (Q4_K / Q5_K mins; unused by Q6_K), and the quants as vmmlaq_s32 operands, qs[k] = quants
+// 8k..8k+7 of token 0, then of token 1; padded to 2 x kPackedQ8KActBlockBytes per 32 elements.
+struct ActPairK {
+  float d[4];
+  int16_t sub_sums[2][8];
+  int8_t qs[32][16];
+  uint8_t pad[16];
 };
-static_assert(sizeof(ActBlockK) == 256 / 32 * kPackedQ8KActBlockBytes);
-
-// 64-bit halves: {lo(a), lo(b)} and {hi(a), hi(b)}.
-inline int8x16_t zip_lo(int8x16_t a, int8x16_t b) {
-  return vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(a), vreinterpretq_s64_s8(b)));
-}
-inline int8x16_t zip_hi(int8x16_t a, int8x16_t b) {
-  return vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(a), vreinterpretq_s64_s8(b)));
-}
+static_assert(sizeof(ActPairK) == 2 * 256 / 32 * kPackedQ8KActBlockBytes);
 
 // 32 quants of two tokens as the 4 8x2 operands of vmmlaq_s32: c[k] = {token 0's quants
-// 8k..8k+7, token 1's}; one token twice (q0 == q1) serves a lone token. From two rows of quants
-// (zipped here), or from operands stored interleaved (quantize_q8_0_pair__neon's, loaded as they
-// are).
+// 8k..8k+7, token 1's}, loaded as the activation quantizers store them (interleaved, so no zips);
+// one token twice serves a lone token.
 struct TokenPair {
   int8x16_t c[4];
-  TokenPair(const int8_t* q0, const int8_t* q1) {
-    const int8x16_t lo0 = vld1q_s8(q0), hi0 = vld1q_s8(q0 + 16);
-    const int8x16_t lo1 = vld1q_s8(q1), hi1 = vld1q_s8(q1 + 16);
-    c[0] = zip_lo(lo0, lo1), c[1] = zip_hi(lo0, lo1);
-    c[2] = zip_lo(hi0, hi1), c[3] = zip_hi(hi0, hi1);
-  }
-  explicit TokenPair(const int8_t (&interleaved)[4][16]) {
+  explicit TokenPair(const int8_t (*interleaved)[16]) {
     for (int k = 0; k < 4; ++k) c[k] = vld1q_s8(interleaved[k]);
   }
 };
@@ -64,19 +50,10 @@ inline int32x4_t mmla32(const int8x16_t w[4], const TokenPair& t) {
   return s;
 }
 
-// Per-lane factors of a 2x2 tile: {x0, x0, x1, x1} (rows 2p, 2p + 1 of x = {x0..x3}, p = 0 or 1)
-// and {y0, y1, y0, y1} (the token pair's).
+// A 2x2 tile's per-row factors {x0, x0, x1, x1} (rows 2p, 2p + 1 of x = {x0..x3}, p = 0 or 1);
+// the per-token ones, {y0, y1, y0, y1}, are stored so in the activations.
 inline float32x4_t row_pair(float32x4_t x, int p) {
   return p == 0 ? vzip1q_f32(x, x) : vzip2q_f32(x, x);
-}
-inline float32x4_t token_pair(float y0, float y1) {
-  return float32x4_t{y0, y1, y0, y1};
-}
-
-// Token pair q of an NT-token tile: tokens 2q and 2q + 1, or 2q twice past the last token.
-template <int NT>
-constexpr int second_token(int q) {
-  return std::min(2 * q + 1, NT - 1);
 }
 
 // Stores a tile's accumulators acc[p][q] (rows 2p, 2p + 1 x token pair q, lanes as mmla32's):

@@ -81,9 +81,9 @@ struct ArmPacked {
   arm::GemmKernel* gemm;
 };
 
-// Q4_0, Q8_0: the row-major kernels' Q8_0 activations (quantize_q8_0__neon) two tokens
-// interleaved, their bits. Q4_K, Q5_K, Q6_K: Q8_K with sub-block sums, the bits of x86's packed
-// K-quant kernels.
+// Activations of two tokens interleaved. Q4_0, Q8_0: the row-major kernels' Q8_0
+// (quantize_q8_0__neon), their bits. Q4_K, Q5_K, Q6_K: Q8_K with sub-block sums, the bits of
+// x86's packed K-quant kernels.
 constexpr ArmPacked kI8mmPacked[] = {
     {DType::Q4_0, "q4_0x4_q8_0 neon-i8mm", arm::pack_q4_0_x4, nullptr,
      arm::quantize_q8_0_pair__neon, arm::kPackedQ8_0ActBlockBytes, arm::gemv_q4_0x4_q8_0__neon_i8mm,
@@ -91,14 +91,14 @@ constexpr ArmPacked kI8mmPacked[] = {
     {DType::Q8_0, "q8_0x4_q8_0 neon-i8mm", arm::pack_q8_0_x4, nullptr,
      arm::quantize_q8_0_pair__neon, arm::kPackedQ8_0ActBlockBytes, arm::gemv_q8_0x4_q8_0__neon_i8mm,
      arm::gemm_q8_0x4_q8_0__neon_i8mm},
-    {DType::Q4_K, "q4_Kx4_q8_K neon-i8mm", arm::pack_q4_K_x4, arm::quantize_q8_K_sums__neon,
-     nullptr, arm::kPackedQ8KActBlockBytes, arm::gemv_q4_Kx4_q8_K__neon_i8mm,
+    {DType::Q4_K, "q4_Kx4_q8_K neon-i8mm", arm::pack_q4_K_x4, nullptr,
+     arm::quantize_q8_K_pair__neon, arm::kPackedQ8KActBlockBytes, arm::gemv_q4_Kx4_q8_K__neon_i8mm,
      arm::gemm_q4_Kx4_q8_K__neon_i8mm},
-    {DType::Q5_K, "q5_Kx4_q8_K neon-i8mm", arm::pack_q5_K_x4, arm::quantize_q8_K_sums__neon,
-     nullptr, arm::kPackedQ8KActBlockBytes, arm::gemv_q5_Kx4_q8_K__neon_i8mm,
+    {DType::Q5_K, "q5_Kx4_q8_K neon-i8mm", arm::pack_q5_K_x4, nullptr,
+     arm::quantize_q8_K_pair__neon, arm::kPackedQ8KActBlockBytes, arm::gemv_q5_Kx4_q8_K__neon_i8mm,
      arm::gemm_q5_Kx4_q8_K__neon_i8mm},
-    {DType::Q6_K, "q6_Kx4_q8_K neon-i8mm", arm::pack_q6_K_x4, arm::quantize_q8_K_sums__neon,
-     nullptr, arm::kPackedQ8KActBlockBytes, arm::gemv_q6_Kx4_q8_K__neon_i8mm,
+    {DType::Q6_K, "q6_Kx4_q8_K neon-i8mm", arm::pack_q6_K_x4, nullptr,
+     arm::quantize_q8_K_pair__neon, arm::kPackedQ8KActBlockBytes, arm::gemv_q6_Kx4_q8_K__neon_i8mm,
      arm::gemm_q6_Kx4_q8_K__neon_i8mm},
 };
 
