@@ -38,8 +38,8 @@ struct PackedQ8_0 {
 static_assert(sizeof(PackedQ4_0) == kRows * sizeof(BlockQ4_0));
 static_assert(sizeof(PackedQ8_0) == kRows * sizeof(BlockQ8_0));
 
-// Block b of a pair of tokens' activations: the scales {d0, d1, d0, d1} (one load gives the
-// pair's lanes, token_pair's order), then qs[k] = quants 8k..8k+7 of token 0, then of token 1.
+// Block b of a pair of tokens' activations: the scales {d0, d1, d0, d1} (one load gives a 2x2
+// tile's per-token lanes), then qs[k] = quants 8k..8k+7 of token 0, then of token 1.
 struct ActPairQ8_0 {
   uint16_t d[4];
   int8_t qs[4][16];

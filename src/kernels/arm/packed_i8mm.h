@@ -1,9 +1,10 @@
 // What the ARM packed matrix products (kernel_table.h: PackedMatmul; matmul_packed_i8mm.cpp,
 // matmul_packed_q4_k_i8mm.cpp, matmul_packed_q6_k_i8mm.cpp) share: groups of 4 interleaved rows
 // whose bytes are stored so that one 16-byte load is a ready 2x8 vmmlaq_s32 operand (8 bytes of row
-// 2p, then the same 8 bytes of row 2p + 1), the activations' side of that product (and the
-// K-quants' activation block), and gemv / gemm driving a kernel's tile over the groups
-// (kernels/packed_tiles.h says what a kernel supplies). Include only from *_i8mm.cpp files.
+// 2p, then the same 8 bytes of row 2p + 1), the activations' side of that product (two tokens'
+// quants stored the same way; the K-quants' activation block), and gemv / gemm driving a
+// kernel's tile over the groups (kernels/packed_tiles.h says what a kernel supplies). Include
+// only from *_i8mm.cpp files.
 #pragma once
 
 #if defined(__aarch64__)
@@ -21,8 +22,8 @@ namespace {  // per file: see quant_dot.h
 constexpr int kRows = 4;
 
 // The K-quant kernels' activations of a pair of tokens, one super-block
-// (quantize_q8_K_pair__neon; per token, what x86's ActBlockK holds): the Q8_K scales as
-// token_pair's lanes {d0, d1, d0, d1}, each token's sums of its 32-element sub-blocks' quants
+// (quantize_q8_K_pair__neon; per token, what x86's ActBlockK holds): the Q8_K scales as a 2x2
+// tile's per-token lanes {d0, d1, d0, d1}, each token's sums of its 32-element sub-blocks' quants
 // (Q4_K / Q5_K mins; unused by Q6_K), and the quants as vmmlaq_s32 operands, qs[k] = quants
 // 8k..8k+7 of token 0, then of token 1; padded to 2 x kPackedQ8KActBlockBytes per 32 elements.
 struct ActPairK {
