@@ -53,9 +53,9 @@ Q6K = f"tile<{A}DotProd, {A}WeightsQ6K, "
 # K-quants: the loop over super-blocks with its 4-trip loop over 64-element chunks nested. Where
 # GCC keeps more loops, trips is arm_mca.py's --nest instead: the super-block loop, then each loop
 # inside it (--tree's indices) with its runs per run of the loop around it: ours Q6_K 2 halves x
-# 4 groups of 32; the reference's 8x8 Q5_K 4 sub-block pairs x (2 scale decodings, and 4 column
-# pairs in gemm), its 8x8 Q6_K 2 halves x 4 sub-block pairs, its 2x2 Q6_K vec_dot 2 halves; 0 for
-# an else block GCC placed after its loop.
+# 4 groups of 32 (gemv: 2 halves x 2 pairs of groups); the reference's 8x8 Q5_K 4 sub-block
+# pairs x (2 scale decodings, and 4 column pairs in gemm), its 8x8 Q6_K 2 halves x 4 sub-block
+# pairs, its 2x2 Q6_K vec_dot 2 halves; 0 for an else block GCC placed after its loop.
 KERNELS = [
     ("ours gemv_q4_0_q8_0__neon_dotprod", "gemv_dotprod.s", "gemv_q4_0_q8_0__neon_dotprod", 0, 1),
     ("ref ggml_vec_dot_q4_0_q8_0 (dotprod)", "ref_quants_dotprod.s", "ggml_vec_dot_q4_0_q8_0", 0,
@@ -112,7 +112,7 @@ KERNELS = [
     ("ref ggml_vec_dot_q6_K_q8_K (dotprod)", "ref_quants_dotprod.s", "ggml_vec_dot_q6_K_q8_K", 0,
      8),
     ("ours gemv_q6_Kx4_q8_K__neon_i8mm (packed)", "packed_q6_k.s", "gemv_q6_Kx4_q8_K__neon_i8mm",
-     "1,2=2,3=4", 32),
+     "1,2=2,3=2", 32),
     ("ref ggml_gemv_q6_K_8x8_q8_K", "ref_repack_i8mm.s", "ggml_gemv_q6_K_8x8_q8_K", "1,2=2,3=4",
      64),
     ("ours gemm_q6_K_q8_K_4x1__neon_dotprod", "gemv_dotprod.s", Q6K + "4>", 0, 32),

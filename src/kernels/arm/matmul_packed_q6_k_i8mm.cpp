@@ -62,12 +62,23 @@ struct Q6KWeights {
     for (int c = 0; c < 4; ++c)
       for (int p = 0; p < 2; ++p) {
         const uint8x16_t l = vld1q_u8(b.ql[h][c][g % 2][p]);
-        const uint8x16_t hb = vld1q_u8(b.qh[h][c][p]);
         const uint8x16_t low = vandq_u8(vshlq_u8(l, vld1q_dup_s8(&kLowShift[g])), vdupq_n_u8(0x0F));
-        const uint8x16_t high =
-            vandq_u8(vshlq_u8(hb, vld1q_dup_s8(&kHighShift[g])), vdupq_n_u8(0x30));
-        w[p][c] = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low, high)), vdupq_n_s8(32));
+        w[p][c] = with_high_bits(low, vld1q_u8(b.qh[h][c][p]), g);
       }
+  }
+  // The operands of row pair p for groups i and i + 2 (i < 2) of half h, which share their ql
+  // and qh bytes: lo[c] from ql's low nibbles (group i), hi[c] from its high ones (i + 2).
+  static void get_two(const Packed& b, int h, int i, int p, int8x16_t lo[4], int8x16_t hi[4]) {
+    for (int c = 0; c < 4; ++c) {
+      const uint8x16_t l = vld1q_u8(b.ql[h][c][i][p]), hb = vld1q_u8(b.qh[h][c][p]);
+      lo[c] = with_high_bits(vandq_u8(l, vdupq_n_u8(0x0F)), hb, i);
+      hi[c] = with_high_bits(vshrq_n_u8(l, 4), hb, i + 2);
+    }
+  }
+  // Group g's quants - 32: low 4 bits `low`, bits 2g and 2g + 1 of qh bytes `hb` above them.
+  static int8x16_t with_high_bits(uint8x16_t low, uint8x16_t hb, int g) {
+    const uint8x16_t high = vandq_u8(vshlq_u8(hb, vld1q_dup_s8(&kHighShift[g])), vdupq_n_u8(0x30));
+    return vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low, high)), vdupq_n_s8(32));
   }
 };
 
@@ -99,6 +110,25 @@ struct Tiles {
   using Packed = PackedQ6K;
   static constexpr int64_t kBlock = kQK_K;
   static constexpr int kTokens = 8;
+  // One token (a pair of it with itself): groups g and g + 2 from one load of the bytes they
+  // share, which the 8-token loop cannot afford in registers. The group order differs from that
+  // loop's, but isum is an exact integer sum: the same bits.
+  static void one_token(const Packed& wb, const ActPairK& a, int32x4_t isum[2][1]) {
+    for (int h = 0; h < 2; ++h)
+      for (int i = 0; i < 2; ++i) {
+        const TokenPair t_lo(a.qs + 16 * h + 4 * i), t_hi(a.qs + 16 * h + 4 * i + 8);
+        const int s_lo = 8 * h + 2 * i, s_hi = s_lo + 4;  // groups i and i + 2's first sub-block
+        for (int p = 0; p < 2; ++p) {
+          int8x16_t lo[4], hi[4];
+          Q6KWeights::get_two(wb, h, i, p, lo, hi);
+          int32x4_t v = isum[p][0];
+          v = vmlaq_s32(v, mmla16(lo, t_lo, 0), scale_pair(wb, p, s_lo));
+          v = vmlaq_s32(v, mmla16(lo, t_lo, 2), scale_pair(wb, p, s_lo + 1));
+          v = vmlaq_s32(v, mmla16(hi, t_hi, 0), scale_pair(wb, p, s_hi));
+          isum[p][0] = vmlaq_s32(v, mmla16(hi, t_hi, 2), scale_pair(wb, p, s_hi + 1));
+        }
+      }
+  }
   template <int NT>
   static void tile(const Packed* w, const uint8_t* act, uint64_t act_row_bytes, int64_t nb,
                    float* y, int64_t y_stride) {
@@ -114,19 +144,23 @@ struct Tiles {
       int32x4_t isum[2][TP];
       for (auto& row : isum)
         for (auto& v : row) v = vdupq_n_s32(0);
-      for (int h = 0; h < 2; ++h)
-        for (int g = 0; g < 4; ++g) {
-          int8x16_t q[2][4];
-          Q6KWeights::get(wb, h, g, q);
-          const int s = 8 * h + 2 * g;  // sub-blocks s (chunks 0, 1) and s + 1 (chunks 2, 3)
-          for (int k = 0; k < TP; ++k) {
-            const TokenPair tok(a[k]->qs + 16 * h + 4 * g);  // elements 128h + 32g ...
-            for (int p = 0; p < 2; ++p) {
-              isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 0), scale_pair(wb, p, s));
-              isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 2), scale_pair(wb, p, s + 1));
+      if constexpr (NT == 1) {
+        one_token(wb, *a[0], isum);
+      } else {
+        for (int h = 0; h < 2; ++h)
+          for (int g = 0; g < 4; ++g) {
+            int8x16_t q[2][4];
+            Q6KWeights::get(wb, h, g, q);
+            const int s = 8 * h + 2 * g;  // sub-blocks s (chunks 0, 1) and s + 1 (chunks 2, 3)
+            for (int k = 0; k < TP; ++k) {
+              const TokenPair tok(a[k]->qs + 16 * h + 4 * g);  // elements 128h + 32g ...
+              for (int p = 0; p < 2; ++p) {
+                isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 0), scale_pair(wb, p, s));
+                isum[p][k] = vmlaq_s32(isum[p][k], mmla16(q[p], tok, 2), scale_pair(wb, p, s + 1));
+              }
             }
           }
-        }
+      }
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wb.d)));
       for (int k = 0; k < TP; ++k) {
         const float32x4_t da = vld1q_f32(a[k]->d);
