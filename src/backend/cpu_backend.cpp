@@ -76,28 +76,27 @@ const uint8_t* CpuBackend::packed_weights(const Matrix& w, const PackedMatmul& p
       });
 }
 
-void CpuBackend::quantize_activations(const Matrix& w, const MatmulPath& path, const float* x,
-                                      int64_t n_tok) {
+void CpuBackend::quantize_activations(const MatmulPath& path, const float* x, int64_t n_tok,
+                                      int64_t cols) {
   const uint64_t act_row = path.act_row;
   const int64_t pairs = (n_tok + 1) / 2;
   const int64_t rows = path.quantize_pair ? 2 * pairs : n_tok;
   if (act_.size() < act_row * rows) act_.resize(act_row * rows);
   uint8_t* act = act_.data();
   if (!path.quantize_pair)
-    return split_even(n_tok, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
-      for (int64_t t = begin; t < end; ++t)
-        path.quantize(x + t * w.cols, act + t * act_row, w.cols);
+    return split_even(n_tok, 1, n_tok * cols * 4, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) path.quantize(x + t * cols, act + t * act_row, cols);
     });
-  split_even(pairs, 1, n_tok * w.cols * 4, [&](int64_t begin, int64_t end) {
+  split_even(pairs, 1, n_tok * cols * 4, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p)
-      path.quantize_pair(x + 2 * p * w.cols, x + std::min(2 * p + 1, n_tok - 1) * w.cols,
-                         act + 2 * p * act_row, w.cols);
+      path.quantize_pair(x + 2 * p * cols, x + std::min(2 * p + 1, n_tok - 1) * cols,
+                         act + 2 * p * act_row, cols);
   });
 }
 
 void CpuBackend::run_matmul(const uint8_t* weights, const Matrix& w, const MatmulPath& path,
                             const float* x, int64_t n_tok, float* y) {
-  quantize_activations(w, path, x, n_tok);
+  quantize_activations(path, x, n_tok, w.cols);
   const uint8_t* act = act_.data();
   const uint64_t act_row = path.act_row;
   // One token reads each row once, at memory speed: chunks of about an eighth of a thread's

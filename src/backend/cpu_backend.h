@@ -76,7 +76,7 @@ class CpuBackend : public RefBackend {
                   int64_t n_tok, float* y);
   // x's n_tok rows into act_ in path's format (in pairs: an even number of rows, a lone last
   // token paired with itself).
-  void quantize_activations(const Matrix& w, const MatmulPath& path, const float* x, int64_t n_tok);
+  void quantize_activations(const MatmulPath& path, const float* x, int64_t n_tok, int64_t cols);
   void chunked_delta_rule_heads(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                                 const float* g, const float* beta, float eps, float* state,
                                 float* out);
