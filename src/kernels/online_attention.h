@@ -20,6 +20,7 @@
 //   V zero(); V splat(float); V load(const float*); void store(float*, V);
 //   V add(V a, V b); V mul(V a, V b); V fma(V a, V b, V c);  // a + b * c, fused
 //   float hsum(V);                                            // x86/simd_avx2.h's order
+//   optional: void hsum8(const V x[8], float r[8]);           // eight hsums, the same bits
 //   V load_f16(const uint16_t*); V load_i8(const int8_t*); float half(uint16_t);
 //   void exp_block(float* s, float m);  // s[j] = e^(s[j] - m) for j < kKeyBlock (vector exp)
 // The head's main loops take 16 lanes at a time as two 8-lane halves (PairOf); an ISA with
@@ -30,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "ops/op_types.h"
 #include "quant/blocks.h"
@@ -56,7 +58,7 @@ inline void prefetch(const uint8_t* begin, const uint8_t* end) {
 }
 
 // 16 f32 lanes as two of Isa's 8-lane vectors, lanes 0-7 and 8-15: the lanes that the loops
-// below take at a time. hsum adds the halves, then sums the 8 lanes as Isa does.
+// below take at a time. halves adds them: the first step of the 16-lane horizontal sum.
 template <class Isa>
 struct PairOf {
   using V8 = typename Isa::V;
@@ -73,7 +75,7 @@ struct PairOf {
   static W load_i8(const int8_t* p) { return {Isa::load_i8(p), Isa::load_i8(p + 8)}; }
   static V8 lo(W x) { return x.lo; }
   static W with_lo(W x, V8 lo) { return {lo, x.hi}; }
-  static float hsum(W x) { return Isa::hsum(Isa::add(x.lo, x.hi)); }
+  static V8 halves(W x) { return Isa::add(x.lo, x.hi); }
 };
 template <class Isa>
 struct WideOf {
@@ -86,6 +88,22 @@ requires requires {
 struct WideOf<Isa> {
   using type = typename Isa::Wide;
 };
+
+// r[k] = the horizontal sum of 16-lane vector a[k] for k < n: its halves added (Wd::halves),
+// then Isa's 8-lane sum; eight at a time when Isa can (Isa::hsum8, the same adds transposed).
+// Inlined so that a[] stays in registers: called, GCC stores the accumulators and reloads their
+// halves, and the dot products ran at half the speed (docs/benchmarks.md).
+template <class Isa, class Wd, class W>
+[[gnu::always_inline]] inline void hsums(const W* a, int n, float* r) {
+  int k = 0;
+  if constexpr (requires(const typename Isa::V* x, float* y) { Isa::hsum8(x, y); })
+    for (; k + 8 <= n; k += 8) {
+      typename Isa::V t[8];
+      for (int u = 0; u < 8; ++u) t[u] = Wd::halves(a[k + u]);
+      Isa::hsum8(t, r + k);
+    }
+  for (; k < n; ++k) r[k] = Isa::hsum(Wd::halves(a[k]));
+}
 
 // The online softmax of one query head: running max m, running sum l, accumulator acc[d].
 struct HeadState {
@@ -152,42 +170,67 @@ void dot(const float* q, const uint8_t* k, uint64_t k_row, int d, float* s) {
       i += 8;
     }
   }
+  float sums[NK][G];
+  hsums<Isa, Wd>(&a[0][0], NK * G, &sums[0][0]);
   for (int n = 0; n < NK; ++n)
     for (int h = 0; h < G; ++h) {
-      float r = Wd::hsum(a[n][h]);
+      float r = sums[n][h];
       if constexpr (T != DType::Q8_0)
         for (int l = i; l < d; ++l) r += q[h * d + l] * load1<Isa, T>(k + n * k_row, l);
       s[h * kKeyBlock + n] = r;
     }
 }
 
-// For G heads (acc_h = acc + h * d, p_h = p + h * kKeyBlock):
+// Whether Isa runs the 16-lane loops in one register (WideOf): each head then has one
+// accumulator per 16 lanes where PairOf has two, so the loops below take more keys or lanes at a
+// time to keep as many independent chains of multiply-adds in flight.
+template <class Isa>
+constexpr bool kWide = !std::is_same_v<typename WideOf<Isa>::type, PairOf<Isa>>;
+
+// For G heads, lanes [i, i + 16 * C) of acc_h = acc + h * d (p_h = p + h * kKeyBlock):
 // acc_h = acc_h * c[h] + p_h[0] * v_0 + ... + p_h[nb-1] * v_(nb-1) (row v_j at v + j * v_row),
-// each term fused into the running sum in that order, 16 lanes at a time in registers.
+// each term fused into the running sum in that order, in registers. The C chunks of 16 lanes
+// interleave only to give the core independent chains; each lane's operations are the same.
+template <class Isa, DType T, int G, int C>
+[[gnu::always_inline]] inline void accumulate_lanes(float* acc, const float* c, const float* p,
+                                                    const uint8_t* v, uint64_t v_row, int nb, int d,
+                                                    int i) {
+  using Wd = typename WideOf<Isa>::type;
+  using W = decltype(Wd::zero());
+  W r[C][G];
+  for (int u = 0; u < C; ++u)
+    for (int h = 0; h < G; ++h)
+      r[u][h] = Wd::mul(Wd::load(acc + h * d + i + 16 * u), Wd::splat(c[h]));
+  for (int j = 0; j < nb; ++j) {
+    const uint8_t* row = v + j * v_row;
+    for (int u = 0; u < C; ++u) {
+      const int l = i + 16 * u;
+      if constexpr (T == DType::Q8_0) {
+        const BlockQ8_0* b = q8_0_block(row, l);
+        const W x = Wd::load_i8(b->qs + l % kQK);
+        const float dj = Isa::half(b->d);
+        for (int h = 0; h < G; ++h)
+          r[u][h] = Wd::fma(r[u][h], Wd::splat(p[h * kKeyBlock + j] * dj), x);
+      } else {
+        const W x = load_lanes<Wd, T>(row, l);
+        for (int h = 0; h < G; ++h) r[u][h] = Wd::fma(r[u][h], Wd::splat(p[h * kKeyBlock + j]), x);
+      }
+    }
+  }
+  for (int u = 0; u < C; ++u)
+    for (int h = 0; h < G; ++h) Wd::store(acc + h * d + i + 16 * u, r[u][h]);
+}
+
+// accumulate_lanes over all d lanes of the G heads.
 template <class Isa, DType T, int G>
 void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, uint64_t v_row,
                 int nb, int d) {
-  using Wd = typename WideOf<Isa>::type;
-  using W = decltype(Wd::zero());
   using V = typename Isa::V;
+  constexpr int C = kWide<Isa> && G <= 4 ? 2 : 1;
   int i = 0;
-  for (; i + 16 <= d; i += 16) {
-    W r[G];
-    for (int h = 0; h < G; ++h) r[h] = Wd::mul(Wd::load(acc + h * d + i), Wd::splat(c[h]));
-    for (int j = 0; j < nb; ++j) {
-      const uint8_t* row = v + j * v_row;
-      if constexpr (T == DType::Q8_0) {
-        const BlockQ8_0* b = q8_0_block(row, i);
-        const W x = Wd::load_i8(b->qs + i % kQK);
-        const float dj = Isa::half(b->d);
-        for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j] * dj), x);
-      } else {
-        const W x = load_lanes<Wd, T>(row, i);
-        for (int h = 0; h < G; ++h) r[h] = Wd::fma(r[h], Wd::splat(p[h * kKeyBlock + j]), x);
-      }
-    }
-    for (int h = 0; h < G; ++h) Wd::store(acc + h * d + i, r[h]);
-  }
+  for (; i + 16 * C <= d; i += 16 * C)
+    accumulate_lanes<Isa, T, G, C>(acc, c, p, v, v_row, nb, d, i);
+  for (; i + 16 <= d; i += 16) accumulate_lanes<Isa, T, G, 1>(acc, c, p, v, v_row, nb, d, i);
   if constexpr (T != DType::Q8_0) {  // Q8_0 heads are whole blocks of 32
     for (; i + 8 <= d; i += 8)
       for (int h = 0; h < G; ++h) {
@@ -213,9 +256,11 @@ template <class Isa, DType K, DType V, int G>
 void attend_block(const float* q, const uint8_t* k, const uint8_t* v, uint64_t k_row,
                   uint64_t v_row, int64_t j0, int nb, int d, float scale, HeadState* hs,
                   int64_t fetch_begin, int64_t fetch_end) {
-  // Keys a dot product takes at once: enough independent accumulators (2 x G x NK) for the
-  // core's multiply-add units, few enough for the registers.
-  constexpr int NK = G == 1 ? 4 : G == 2 ? 2 : 1;
+  // Keys a dot product takes at once: enough independent accumulators (G x NK of 16 lanes) for
+  // the core's multiply-add units, few enough for the registers: 4, 8 of the 16 registers of
+  // AVX2 or NEON as 8-lane pairs; 8 to 16 of AVX-512's 32 when Wide, where one register holds
+  // 16 lanes and more keys a call also spread its fixed cost, the horizontal sums.
+  constexpr int NK = kWide<Isa> ? (G == 1 ? 8 : 4) : (G == 1 ? 4 : G == 2 ? 2 : 1);
   alignas(32) float s[G * kKeyBlock];
   int j = 0;
   for (; j + NK <= nb; j += NK) {

@@ -41,8 +41,8 @@ struct Avx512Wide : Avx512Attention {
   using W = __m512;
   static __m256 lo(W x) { return _mm512_castps512_ps256(x); }
   static W with_lo(W x, __m256 lo) { return _mm512_insertf32x8(x, lo, 0); }
-  static float hsum(W x) {
-    return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(x), _mm512_extractf32x8_ps(x, 1)));
+  static __m256 halves(W x) {
+    return _mm256_add_ps(_mm512_castps512_ps256(x), _mm512_extractf32x8_ps(x, 1));
   }
 };
 struct Avx512Decode : Avx2Attention {

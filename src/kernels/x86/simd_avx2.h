@@ -22,6 +22,24 @@ inline float hsum_f32x8(__m256 x) {
   return _mm_cvtss_f32(r);
 }
 
+// r[k] = hsum_f32x8(x[k]) for k < 8 with the same adds, eight sums transposed into the lanes
+// of each step (IEEE addition commutes, so the lanes' operand order does not matter).
+inline void hsum8_f32x8(const __m256 x[8], float r[8]) {
+  __m256 u[4];  // u[k / 2]: x[k]'s hi128 + lo128, x[k + 1]'s in the high half
+  for (int k = 0; k < 8; k += 2)
+    u[k / 2] = _mm256_add_ps(_mm256_permute2f128_ps(x[k], x[k + 1], 0x20),
+                             _mm256_permute2f128_ps(x[k], x[k + 1], 0x31));
+  // Lanes 0 + 2 and 1 + 3 of each sum: [k, k + 2] in the low half, [k + 1, k + 3] in the high.
+  __m256 v[2];
+  for (int k = 0; k < 2; ++k)
+    v[k] = _mm256_add_ps(_mm256_shuffle_ps(u[2 * k], u[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm256_shuffle_ps(u[2 * k], u[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  // The two remaining lanes of each sum: lanes in the order 0 2 4 6 1 3 5 7.
+  const __m256 w = _mm256_add_ps(_mm256_shuffle_ps(v[0], v[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm256_shuffle_ps(v[0], v[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  _mm256_storeu_ps(r, _mm256_permutevar8x32_ps(w, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
 // A one-token product reads each weight once, a contiguous range per thread that the hardware
 // prefetchers lose at every 4 KB page; its kernels fetch the bytes of the block
 // kWeightPrefetchBytes on as they read one (docs/benchmarks.md, "Prefetching weights and K/V

@@ -20,6 +20,7 @@ struct Avx2Vec8 {
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(b, c, a); }  // a + b * c, fused
   static float hsum(V x) { return hsum_f32x8(x); }
+  static void hsum8(const V x[8], float r[8]) { hsum8_f32x8(x, r); }
   static void sum_squares4(const float* const p[4], int n, double sums[4]);
 };
 
