@@ -91,10 +91,8 @@ struct WideOf<Isa> {
 
 // r[k] = the horizontal sum of 16-lane vector a[k] for k < n: its halves added (Wd::halves),
 // then Isa's 8-lane sum; eight at a time when Isa can (Isa::hsum8, the same adds transposed).
-// Inlined so that a[] stays in registers: called, GCC stores the accumulators and reloads their
-// halves, and the dot products ran at half the speed (docs/benchmarks.md).
 template <class Isa, class Wd, class W>
-[[gnu::always_inline]] inline void hsums(const W* a, int n, float* r) {
+void hsums(const W* a, int n, float* r) {
   int k = 0;
   if constexpr (requires(const typename Isa::V* x, float* y) { Isa::hsum8(x, y); })
     for (; k + 8 <= n; k += 8) {
@@ -226,7 +224,7 @@ template <class Isa, DType T, int G>
 void accumulate(float* acc, const float* c, const float* p, const uint8_t* v, uint64_t v_row,
                 int nb, int d) {
   using V = typename Isa::V;
-  constexpr int C = kWide<Isa> && G <= 4 ? 2 : 1;
+  constexpr int C = kWide<Isa> ? 2 : 1;
   int i = 0;
   for (; i + 16 * C <= d; i += 16 * C)
     accumulate_lanes<Isa, T, G, C>(acc, c, p, v, v_row, nb, d, i);
