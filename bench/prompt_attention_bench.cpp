@@ -1,7 +1,8 @@
 // Prompt attention on the cpu backend's best kernels, 2 threads: a prompt of n_tok tokens
 // appended at pos0 to an F16 or Q8_0 cache, in the Qwen3-0.6B head shape (16 query heads, 8 KV
 // heads of 128) or the Qwen3.5 one (8 query heads, 2 KV heads of 256). tok/s counts the prompt's
-// tokens (BM_Attention in ops_bench.cpp is the one-token decode query).
+// tokens, GFLOP/s the two products' multiply-adds (two flops each) over its causal (query row,
+// key) pairs (BM_Attention in ops_bench.cpp is the one-token decode query).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -29,11 +30,19 @@ void BM_PromptAttention(benchmark::State& st) {
   }
   st.counters["tok/s"] =
       benchmark::Counter(double(n_tok), benchmark::Counter::kIsIterationInvariantRate);
+  // Two products (q.k and p.v) of d multiply-adds for each (query row, key) pair, causal.
+  const double pairs = double(n_head) * (n_tok * pos0 + n_tok * (n_tok + 1) / 2);
+  st.counters["GFLOP/s"] =
+      benchmark::Counter(4.0 * d * pairs * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_PromptAttention)
     ->ArgsProduct({{512}, {0}, {0, 1}, {0, 1}})
     ->Args({2048, 0, 0, 0})
     ->Args({64, 4000, 0, 0})
+    // `bench --chat 5 --chat-tokens 184`'s fifth turn: its new tokens at position 0, and after
+    // the cached prefix.
+    ->Args({211, 0, 0, 1})
+    ->Args({211, 925, 0, 1})
     ->ArgNames({"n_tok", "pos0", "type", "qwen35"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -189,7 +189,8 @@ void CpuBackend::attention(const float* q, const KvCacheView& kv, int64_t pos0, 
     // A prompt's tasks are whole tiles of the blocked kernel (kernels/blocked_attention.h): the
     // tokens of one tile of each KV head. Claimed from the last tokens back, so that the
     // longest (causal) tasks start first and the short ones fill in at the end.
-    const int64_t grain = int64_t(blocked_attention::tile_tokens(group)) * n_head;
+    const int64_t grain =
+        int64_t(blocked_attention::tile_tokens(group, table_->ops.attention_tile_rows)) * n_head;
     return split(pairs, grain, work, [&](int64_t b, int64_t e) {
       f(q, kv, pos0, n_tok, n_head, scale, out, pairs - e, pairs - b);
     });

@@ -3,7 +3,7 @@
 // keeps the sweep of kernels/online_attention.h, which is bound by reading the cache). Written
 // once over an ISA's f32 vector of 8 lanes (AVX2, NEON) or 16 (AVX-512).
 //
-// A tile is up to kTileRows query rows of one KV head (prompt tokens x the query heads of its
+// A tile is up to kTileRows<Isa> query rows of one KV head (prompt tokens x the query heads of its
 // GQA group) that meet the cache together, kTileKeys keys at a time:
 // - each block of keys and values is converted to f32 once for the whole tile;
 // - the scores come as a small matrix product with the query rows in the vector lanes (a key
@@ -36,21 +36,34 @@ using online_attention::kKeyBlock;
 using online_attention::kMaxHeadDim;
 template <class Isa>
 constexpr int kLanes = int(sizeof(typename Isa::V) / sizeof(float));
-constexpr int kTileRows = 16;
+// Query rows a tile holds: two vectors of rows, so that each key value broadcast in the score
+// product feeds two multiply-adds (16 rows for 8 lanes, 32 for AVX-512's 16). The cpu backend's
+// grain (kernel_table.h: OpKernels::attention_tile_rows).
+constexpr int tile_rows(int lanes) {
+  return 2 * lanes;
+}
+template <class Isa>
+constexpr int kTileRows = tile_rows(kLanes<Isa>);
+constexpr int kMaxTileRows = tile_rows(16);
 constexpr int kTileKeys = kKeyBlock;  // the sweep's blocks, so its rescaling steps
 // The sweep's dot product: two 8-lane accumulators, so 16 partial sums (residues i mod 16).
 constexpr int kResidues = 16;
 // Independent multiply-add chains of the score product (keys x row vectors): enough for two
-// fused multiply-add units of latency 4; with AVX2's two row vectors, 4 keys, the query vectors
-// and a broadcast in 11 of its 16 registers.
-constexpr int kScoreChains = 8;
-// Query rows the value product takes at once: 4 rows x 2 vectors = 8 accumulators.
+// fused multiply-add units of latency 4; with 8 lanes (AVX2's 16 registers) two row vectors x 4
+// keys, the query vectors and a broadcast in 11 registers; with AVX-512's 32, 8 keys in 19.
+template <class Isa>
+constexpr int kScoreChains = kLanes<Isa> == 16 ? 16 : 8;
+// Query rows the value product takes at once, and vectors of each row: 4 x 2 accumulators for 8
+// lanes; 4 x 4 with AVX-512's 32 registers, so that a value vector and a probability each feed
+// four multiply-adds.
 constexpr int kRowStep = 4;
+template <class Isa>
+constexpr int kValueVectors = kLanes<Isa> == 16 ? 4 : 2;
 
-// Prompt tokens per task for a GQA group of `group` query heads (the cpu backend's grain): one
-// tile of each KV head.
-inline int tile_tokens(int group) {
-  return std::max(1, kTileRows / group);
+// Prompt tokens per task for a GQA group of `group` query heads with tiles of `tile_rows` rows
+// (the cpu backend's grain): one tile of each KV head.
+inline int tile_tokens(int group, int tile_rows) {
+  return std::max(1, tile_rows / group);
 }
 
 // Bytes [begin, end), a line at a time: online_attention::prefetch as a template of the ISA,
@@ -60,12 +73,12 @@ void prefetch(const uint8_t* begin, const uint8_t* end) {
   for (const uint8_t* p = begin; p < end; p += 64) __builtin_prefetch(p);
 }
 
-// Up to kTileRows query rows of one KV head, each attending to keys [0, n_keys).
+// Up to kMaxTileRows query rows of one KV head, each attending to keys [0, n_keys).
 struct Tile {
   int n = 0;
-  const float* q[kTileRows];
-  float* out[kTileRows];
-  int64_t n_keys[kTileRows];
+  const float* q[kMaxTileRows];
+  float* out[kMaxTileRows];
+  int64_t n_keys[kMaxTileRows];
 };
 
 // Keys or values [j0, j0 + nb) of one KV head as f32: x[n * d + i]; for Q8_0 the quants as they
@@ -158,6 +171,41 @@ void scores(const float* qt, const Rows& k, int n0, int d, float scale, float* s
     }
 }
 
+// Dimensions [i, i + CV * L), [i + CV * L, ...) of accumulate's rows while whole chunks of CV
+// vectors fit; returns where it stopped.
+template <class Isa, DType T, int RB, int R, int CV>
+int accumulate_chunks(float* acc, const float* c, const float* p, const Rows& vr, int nb, int d,
+                      int i) {
+  using V = typename Isa::V;
+  constexpr int L = kLanes<Isa>;
+  const float* v = vr.x;
+  for (; i + CV * L <= d; i += CV * L) {  // Q8_0: L divides the blocks of 32
+    V a[RB][CV];
+    for (int r = 0; r < RB; ++r) {
+      const V cr = Isa::splat(c[r]);
+      for (int u = 0; u < CV; ++u) a[r][u] = Isa::mul(Isa::load(acc + r * d + i + u * L), cr);
+    }
+    for (int n = 0; n < nb; ++n) {
+      V x[CV];
+      for (int u = 0; u < CV; ++u) x[u] = Isa::load(v + n * d + i + u * L);
+      for (int r = 0; r < RB; ++r) {
+        V pv = Isa::splat(p[n * R + r]);
+        for (int u = 0; u < CV; ++u) {
+          // Q8_0: a block's factor p * d, once per block (chunks start at a multiple of 32, or
+          // of 16 for AVX2's chunks of 16 inside a block).
+          if constexpr (T == DType::Q8_0)
+            if (u * L % kQK == 0)
+              pv = Isa::splat(p[n * R + r] * vr.d[n * (d / kQK) + (i + u * L) / kQK]);
+          a[r][u] = Isa::fma(a[r][u], pv, x[u]);
+        }
+      }
+    }
+    for (int r = 0; r < RB; ++r)
+      for (int u = 0; u < CV; ++u) Isa::store(acc + r * d + i + u * L, a[r][u]);
+  }
+  return i;
+}
+
 // For RB rows r (row r's accumulator acc + r * d, its probabilities p[n * R + r]):
 // acc_r = acc_r * c[r] + p[0][r] * v_0 + ... + p[nb-1][r] * v_(nb-1), each term fused into the
 // running sum in that order; for Q8_0 values with the factor p * d (the sweep's accumulate).
@@ -166,29 +214,10 @@ void accumulate(float* acc, const float* c, const float* p, const Rows& vr, int 
   using V = typename Isa::V;
   constexpr int L = kLanes<Isa>;
   const float* v = vr.x;
-  int i = 0;
-  for (; i + 2 * L <= d; i += 2 * L) {  // Q8_0: 2 * L divides the blocks of 32
-    V a0[RB], a1[RB];
-    for (int r = 0; r < RB; ++r) {
-      const V cr = Isa::splat(c[r]);
-      a0[r] = Isa::mul(Isa::load(acc + r * d + i), cr);
-      a1[r] = Isa::mul(Isa::load(acc + r * d + i + L), cr);
-    }
-    for (int n = 0; n < nb; ++n) {
-      const V x0 = Isa::load(v + n * d + i), x1 = Isa::load(v + n * d + i + L);
-      for (int r = 0; r < RB; ++r) {
-        float pr = p[n * R + r];
-        if constexpr (T == DType::Q8_0) pr = pr * vr.d[n * (d / kQK) + i / kQK];
-        const V pv = Isa::splat(pr);
-        a0[r] = Isa::fma(a0[r], pv, x0);
-        a1[r] = Isa::fma(a1[r], pv, x1);
-      }
-    }
-    for (int r = 0; r < RB; ++r) {
-      Isa::store(acc + r * d + i, a0[r]);
-      Isa::store(acc + r * d + i + L, a1[r]);
-    }
-  }
+  constexpr int CV = kValueVectors<Isa>;
+  int i = accumulate_chunks<Isa, T, RB, R, CV>(acc, c, p, vr, nb, d, 0);
+  if constexpr (CV > 2)  // chunks of 2 vectors where CV * L does not divide d (Q8_0's only tail)
+    i = accumulate_chunks<Isa, T, RB, R, 2>(acc, c, p, vr, nb, d, i);
   if constexpr (T != DType::Q8_0) {
     for (; i + L <= d; i += L)
       for (int r = 0; r < RB; ++r) {
@@ -219,7 +248,7 @@ template <class Isa, DType K, DType Vt, int RV>
 void run_tile(const Tile& tile, const uint8_t* kh, const uint8_t* vh, uint64_t k_row,
               uint64_t v_row, int d, float scale) {
   using V = typename Isa::V;
-  constexpr int L = kLanes<Isa>, R = RV * L, NK = kScoreChains / RV;
+  constexpr int L = kLanes<Isa>, R = RV * L, NK = kScoreChains<Isa> / RV;
   alignas(64) float qt[kMaxHeadDim * R];
   alignas(64) float acc[R * kMaxHeadDim];
   alignas(64) float kbuf[kTileKeys * kMaxHeadDim], vbuf[kTileKeys * kMaxHeadDim];
@@ -287,7 +316,7 @@ void run_tile(const Tile& tile, const uint8_t* kh, const uint8_t* vh, uint64_t k
 }
 
 // Query rows [begin, end) of q[n_tok * n_head][head_dim] (row i = token i / n_head, head
-// i % n_head): per KV head, its rows in the range in order, kTileRows at a time.
+// i % n_head): per KV head, its rows in the range in order, kTileRows<Isa> at a time.
 template <class Isa, DType K, DType Vt>
 void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float scale, float* out,
           int64_t begin, int64_t end) {
@@ -301,7 +330,7 @@ void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float
     Tile tile;
     auto flush = [&] {
       if (tile.n > kLanes<Isa>)
-        run_tile<Isa, K, Vt, kTileRows / kLanes<Isa>>(tile, kh, vh, k_row, v_row, d, scale);
+        run_tile<Isa, K, Vt, kTileRows<Isa> / kLanes<Isa>>(tile, kh, vh, k_row, v_row, d, scale);
       else if (tile.n > 0)
         run_tile<Isa, K, Vt, 1>(tile, kh, vh, k_row, v_row, d, scale);
       tile.n = 0;
@@ -313,7 +342,7 @@ void rows(const float* q, const KvCacheView& kv, int64_t pos0, int n_head, float
         tile.q[tile.n] = q + i * d;
         tile.out[tile.n] = out + i * d;
         tile.n_keys[tile.n] = pos0 + t + 1;
-        if (++tile.n == kTileRows) flush();
+        if (++tile.n == kTileRows<Isa>) flush();
       }
     flush();
   }

@@ -1,10 +1,11 @@
 // Prompt attention (more than one query token: kernels/blocked_attention.h through this machine's
 // attention kernel, AVX2 on x86, NEON on ARM) against the reference attention: prompt lengths
-// around the tiles (16 query rows, 16 keys), prompts appended to a filled cache (pos0 > 0), head
-// sizes 64 and 128 (and odd ones on F32/F16), GQA ratios 1 to 8, every cache type, peaked and
-// flat softmaxes, and the ranges of (token, head) pairs that threads get. A prompt must give the
-// bits of its tokens one at a time (the decode kernel's), whatever the tile a row shares, the
-// range split, the prompt's chunking or, on x86, the vector width (AVX-512's 16 lanes, AVX2's 8).
+// around the tiles (16 query rows, 32 with AVX-512; 16 keys), prompts appended to a filled cache
+// (pos0 > 0), head sizes 64 and 128 (and 8 to 256 on F32/F16, 32 and 96 on Q8_0), GQA ratios
+// 1 to 8, every cache type, peaked and flat softmaxes, and the ranges of (token, head) pairs that
+// threads get. A prompt must give the bits of its tokens one at a time (the decode kernel's),
+// whatever the tile a row shares, the range split, the prompt's chunking or, on x86, the vector
+// width (AVX-512's 16 lanes, AVX2's 8).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +95,8 @@ std::vector<Case> cases() {
   // Head sizes with 8-lane and scalar tails, and a large one, on the types without blocks.
   for (int d : {8, 12, 40, 96, 256})
     for (DType t : {DType::F32, DType::F16}) all.push_back({d, 4, 2, 7, 19, t, t, 2.0f});
+  // Q8_0 heads that AVX-512's value chunks of 64 do not divide (a last chunk of 32).
+  for (int d : {32, 96}) all.push_back({d, 4, 2, 7, 19, DType::Q8_0, DType::Q8_0, 2.0f});
   // Prompts past a whole key block of the last tile, and long enough for several tiles.
   all.push_back({128, 16, 8, 100, 70, DType::F16, DType::F16, 2.0f});
   all.push_back({256, 8, 2, 3, 40, DType::Q8_0, DType::Q8_0, 12.0f});

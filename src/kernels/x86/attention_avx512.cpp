@@ -1,8 +1,9 @@
 // Attention with AVX-512, the same bits as AVX2's (attention_avx2.cpp). Prompts:
-// kernels/blocked_attention.h in 16 lanes (a tile's 16 query rows in one vector), the same
-// operations per row as AVX2's 8 lanes, and an exponential that is x86/simd_avx2.h's exp_f32x8
-// lane for lane. One query token: AVX2's sweep (kernels/online_attention.h) with the 16 lanes of
-// its main loops in one register: half the instructions per key.
+// kernels/blocked_attention.h in 16 lanes (a tile's 32 query rows in two vectors, value chunks of
+// 64 dimensions: AVX-512's 32 registers), the same operations per row as AVX2's 8 lanes, and an
+// exponential that is x86/simd_avx2.h's exp_f32x8 lane for lane. One query token: AVX2's sweep
+// (kernels/online_attention.h) with the 16 lanes of its main loops in one register: half the
+// instructions per key.
 #include <immintrin.h>
 
 #include "kernels/blocked_attention.h"

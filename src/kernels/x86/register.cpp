@@ -12,9 +12,10 @@
 //   +avx512vnni    q4_0, q8_0: gemv + gemm_4x2 __avx512vnni; packed q4_0, q8_0, q4_K, q5_K,
 //                  q6_K with rows % 16 == 0 in groups of 16 rows, 512-bit vpdpbusd
 //                  (matmul_packed_x16_avx512vnni.cpp; rows % 16 == 8 keep the unpacked kernels);
-//                  tiles of 8 tokens (AVX2's: 4); the same bits as __avx2; ops: attention, the
-//                  delta rule and the element-wise ops with an exponential in 16 lanes, the same
-//                  bits as AVX2's
+//                  tiles of 8 tokens (AVX2's: 4); the same bits as __avx2; ops: attention (prompt
+//                  tiles of 32 query rows; AVX2's: 16), the delta rule and the element-wise ops
+//                  with an exponential in 16 lanes, the same bits as AVX2's
+#include "kernels/blocked_attention.h"
 #include "kernels/kernel_table.h"
 
 #if defined(__x86_64__)
@@ -98,7 +99,8 @@ void add_avx512vnni(KernelTable& t) {
   set_packed(t, DType::Q6_K, pack_q6_K_x16, quantize_q8_K_sums16__avx2, kPackedQ6KActBlockBytes,
              gemv_q6_Kx16_q8_K__avx512vnni, gemm_q6_Kx16_q8_K__avx512vnni,
              "q6_Kx16_q8_K avx512vnni", 16);
-  t.ops.attention = attention__avx512;    // prompts in 16 lanes (AVX-512F), the AVX2 bits
+  t.ops.attention = attention__avx512;  // prompts in 16 lanes (AVX-512F), the AVX2 bits
+  t.ops.attention_tile_rows = blocked_attention::tile_rows(16);
   t.ops.delta_rule = delta_rule__avx512;  // two state rows per vector (AVX-512F), the AVX2 bits
   t.ops.swiglu = swiglu__avx512;          // the ops with an exponential in 16 lanes, the AVX2 bits
   t.ops.silu = silu__avx512;
