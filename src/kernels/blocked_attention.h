@@ -48,17 +48,21 @@ constexpr int kMaxTileRows = tile_rows(16);
 constexpr int kTileKeys = kKeyBlock;  // the sweep's blocks, so its rescaling steps
 // The sweep's dot product: two 8-lane accumulators, so 16 partial sums (residues i mod 16).
 constexpr int kResidues = 16;
-// Independent multiply-add chains of the score product (keys x row vectors): enough for two
-// fused multiply-add units of latency 4; with 8 lanes (AVX2's 16 registers) two row vectors x 4
-// keys, the query vectors and a broadcast in 11 registers; with AVX-512's 32, 8 keys in 19.
+// 16 lanes means AVX-512 and its 32 registers: room for twice the accumulators of the 8-lane
+// ISAs (AVX2's 16 registers, NEON's pairs of 4-lane registers).
 template <class Isa>
-constexpr int kScoreChains = kLanes<Isa> == 16 ? 16 : 8;
+constexpr bool kWideRegisters = kLanes<Isa> == 16;
+// Independent multiply-add chains of the score product (keys x row vectors): enough for two
+// fused multiply-add units of latency 4; with 8 lanes two row vectors x 4 keys, the query
+// vectors and a broadcast in 11 registers; with AVX-512, 8 keys in 19.
+template <class Isa>
+constexpr int kScoreChains = kWideRegisters<Isa> ? 16 : 8;
 // Query rows the value product takes at once, and vectors of each row: 4 x 2 accumulators for 8
-// lanes; 4 x 4 with AVX-512's 32 registers, so that a value vector and a probability each feed
-// four multiply-adds.
+// lanes; 4 x 4 with AVX-512, so that a value vector and a probability each feed four
+// multiply-adds.
 constexpr int kRowStep = 4;
 template <class Isa>
-constexpr int kValueVectors = kLanes<Isa> == 16 ? 4 : 2;
+constexpr int kValueVectors = kWideRegisters<Isa> ? 4 : 2;
 
 // Prompt tokens per task for a GQA group of `group` query heads with tiles of `tile_rows` rows
 // (the cpu backend's grain): one tile of each KV head.

@@ -73,7 +73,8 @@ struct OpKernels {
   void (*attention)(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                     float scale, float* out, int64_t begin, int64_t end) = nullptr;
   // Query rows of the prompt kernel's tiles (blocked_attention::kTileRows of its ISA), so that
-  // the cpu backend's tasks are whole tiles.
+  // the cpu backend's tasks are whole tiles (any value gives the same bits; a wrong one leaves
+  // tiles part empty).
   int attention_tile_rows = 16;  // 8 lanes: AVX2's and NEON's
   void (*gated_rms_norm)(const float* x, const float* z, const float* w, int64_t n, int64_t rows,
                          float eps, float* y) = nullptr;
