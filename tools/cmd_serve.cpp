@@ -31,7 +31,7 @@ int cmd_serve(int argc, char** argv) {
   EngineFlags engine_flags;
   serve::ServerConfig config;
   int64_t parallel = 1, queue = int64_t(config.queue), max_body = int64_t(config.max_body_bytes);
-  int64_t max_tokens = 0;
+  int64_t max_tokens = 0, max_connections = 0;
   std::string alias;
   if (const char* key = std::getenv("KAZEIA_API_KEY")) config.api_key = key;
   ArgParser p("kazeia serve",
@@ -61,6 +61,14 @@ int cmd_serve(int argc, char** argv) {
         "largest max_tokens a request may ask for, and the chat default (default: the context "
         "size)",
         &max_tokens);
+  p.add("--max-connections", "N",
+        "connections open at once, 1 to 4096; more get 503 at once (default: 64, or --parallel "
+        "+ --queue + 8 if more)",
+        &max_connections);
+  p.add("--timeout", "S",
+        "seconds a connection may take to send a request's head, or stall while sending its body "
+        "or reading the answer, 1 to 3600 (default 10); then it gets 408 or is closed",
+        &config.connections.timeout_s);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   check_range("--parallel", parallel, 1, 64);
@@ -68,6 +76,11 @@ int cmd_serve(int argc, char** argv) {
   check_range("--queue-timeout", config.queue_timeout_s, 0, 86400);
   check_range("--port", config.port, 0, 65535);
   check_range("--max-body", max_body, 1, int64_t(1) << 30);
+  check_range("--timeout", config.connections.timeout_s, 1, 3600);
+  // Each running and waiting request holds a connection; /health needs one more.
+  const int64_t min_connections = parallel + queue + 1;
+  if (!p.given("--max-connections")) max_connections = std::max<int64_t>(64, parallel + queue + 8);
+  check_range("--max-connections", max_connections, min_connections, 4096);
   // The sessions generate at once: share the hardware threads unless -t says otherwise.
   if (!p.given("--threads"))
     engine_flags.threads = std::max(1, int(std::thread::hardware_concurrency()) / int(parallel));
@@ -82,16 +95,17 @@ int cmd_serve(int argc, char** argv) {
   config.parallel = size_t(parallel);
   config.queue = size_t(queue);
   config.max_body_bytes = size_t(max_body);
+  config.connections.max_connections = size_t(max_connections);
   config.limits.max_tokens = int(max_tokens);
   config.model_id =
       alias.empty() ? std::filesystem::path(engine_flags.model).stem().string() : alias;
   config.model_created = file_mtime_seconds(engine_flags.model);
   std::fprintf(stderr,
                "kazeia serve: model %s, %zu session(s) of %lld tokens, %d thread(s) each, "
-               "queue %zu%s\n",
+               "queue %zu, %zu connections, %d s timeout%s\n",
                config.model_id.c_str(), config.parallel, (long long)config.session.n_ctx,
-               config.session.n_threads, config.queue,
-               config.api_key.empty() ? "" : ", API key required");
+               config.session.n_threads, config.queue, config.connections.max_connections,
+               config.connections.timeout_s, config.api_key.empty() ? "" : ", API key required");
   serve::run_server(engine, config);
   return 0;
 }

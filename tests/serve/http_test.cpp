@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "http_helpers.h"
 #include "server_process.h"
 #include "testing/reference_logits.h"
 #include "testing/sanitizers.h"
@@ -23,50 +24,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kModel = model_path("qwen3-tiny-q8_0");
-const std::string kModelId = "qwen3-tiny-q8_0";
-
-json chat_body(const std::string& text, int max_tokens) {
-  return {{"model", kModelId},
-          {"messages", {{{"role", "user"}, {"content", text}}}},
-          {"max_tokens", max_tokens},
-          {"temperature", 0}};
-}
-
-struct Reply {
-  int status = 0;
-  json body;
-};
-
-Reply post(httplib::Client& cli, const std::string& path, const std::string& body,
-           const httplib::Headers& headers = {}) {
-  auto res = cli.Post(path.c_str(), headers, body, "application/json");
-  if (!res) return {};
-  return {res->status, json::parse(res->body, nullptr, false)};
-}
-
-Reply get(httplib::Client& cli, const std::string& path, const httplib::Headers& headers = {}) {
-  auto res = cli.Get(path.c_str(), headers);
-  if (!res) return {};
-  return {res->status, json::parse(res->body, nullptr, false)};
-}
-
-// An OpenAI error object with these fields ("" = null).
-void expect_error(const Reply& r, int status, const std::string& param, const std::string& code) {
-  EXPECT_EQ(r.status, status) << r.body;
-  ASSERT_TRUE(r.body.is_object() && r.body.contains("error")) << r.body;
-  const json& e = r.body["error"];
-  EXPECT_TRUE(e["message"].is_string() && !e["message"].get<std::string>().empty()) << r.body;
-  EXPECT_TRUE(e["type"].is_string()) << r.body;
-  EXPECT_EQ(e["param"], param.empty() ? json(nullptr) : json(param)) << r.body;
-  EXPECT_EQ(e["code"], code.empty() ? json(nullptr) : json(code)) << r.body;
-}
-
-httplib::Client client(const ServerProcess& s) {
-  httplib::Client cli("127.0.0.1", s.port());
-  cli.set_read_timeout(3600);  // a loaded test machine is slow, not wrong
-  return cli;
-}
+const std::string kModel = serve_test_model();
+const std::string kModelId = kServeTestModelId;
 
 TEST(ServeHttp, HealthModelsAndBadRequests) {
   ServerProcess server(kModel, {"-c", "256", "-t", "1", "--parallel", "2", "--max-tokens", "64"});
@@ -131,69 +90,6 @@ TEST(ServeHttp, OversizeBody) {
   expect_error(post(cli, "/v1/chat/completions", chat_body(std::string(70000, 'a'), 2).dump()), 413,
                "", "request_too_large");
   EXPECT_EQ(post(cli, "/v1/chat/completions", chat_body("hi", 2).dump()).status, 200);
-}
-
-// A streaming request whose client reads the first event, then holds the connection until told
-// to leave (its receiver returns false: the client closes the socket). Its receive buffer is
-// small, so that the server, which writes far more than the socket buffers hold (see
-// long_completion), blocks in a write while the client holds on: the generation cannot end
-// before the client leaves.
-class StreamingClient {
- public:
-  StreamingClient(int port, const json& body) {
-    thread_ = std::thread([this, port, body] {
-      httplib::Client cli("127.0.0.1", port);
-      cli.set_read_timeout(3600);
-      cli.set_socket_options([](int sock) {
-        const int bytes = 4096;
-        setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-      });
-      httplib::Request req;
-      req.method = "POST";
-      req.path = "/v1/completions";
-      req.body = body.dump();
-      req.set_header("Content-Type", "application/json");
-      req.content_receiver = [this](const char* data, size_t n, uint64_t, uint64_t) {
-        std::unique_lock lock(mutex_);
-        received_.append(data, n);
-        changed_.notify_all();
-        changed_.wait(lock, [&] { return leave_; });
-        return false;
-      };
-      cli.send(req);
-    });
-  }
-  ~StreamingClient() {
-    leave();
-    thread_.join();
-  }
-  void wait_first_event() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return received_.find("data: ") != std::string::npos; });
-  }
-  void leave() {
-    std::lock_guard lock(mutex_);
-    leave_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::string received_;
-  bool leave_ = false;
-};
-
-// A completion that runs to max_tokens (greedy decoding of this fixture model repeats one piece
-// and never ends the text from this prompt): 8000 events of about 200 bytes each.
-json long_completion() {
-  return {
-      {"prompt", "Once upon a time"}, {"max_tokens", 8000}, {"temperature", 0}, {"stream", true}};
-}
-
-int busy_sessions(httplib::Client& cli) {
-  return get(cli, "/health").body["busy"].get<int>();
 }
 
 TEST(ServeHttp, DisconnectMidStreamFreesTheSession) {
@@ -360,9 +256,10 @@ TEST(ServeHttp, LoadTest) {
   // RSS stable: the sessions' memory is allocated when they open; what a request allocates is
   // freed with it. 200 requests may grow the heap by at most 4 MiB (20 KiB per request). Not
   // under ASan, whose quarantine holds freed memory (its leak checker covers this there).
-  if (!kAddressSanitizer)
+  if (!kAddressSanitizer) {
     EXPECT_LE(rss_after - rss_before, 4096)
         << "RSS " << rss_before << " -> " << rss_after << " KiB";
+  }
   std::printf(
       "load: %d clients x %d requests, %d max tokens: p50 %.1f ms, p95 %.1f ms, max %.1f ms, "
       "%.1f requests/s; %d of them reused a prefix; RSS %lld -> %lld KiB\n",

@@ -281,5 +281,23 @@ TEST(ServeRequest, CompletionErrors) {
   }
 }
 
+// Nesting is bounded before the body is parsed; brackets inside strings are not nesting.
+TEST(ServeRequest, NestingDeeperThanTheLimitIsRefused) {
+  const auto nested = [](int levels) {
+    return "{\"messages\":" + std::string(size_t(levels - 1), '[') +
+           std::string(size_t(levels - 1), ']') + "}";
+  };
+  // 64 levels (the object and 63 arrays) get past the bound to the field checks.
+  EXPECT_EQ(chat_error(nested(64)).second["code"], nullptr);
+  const auto [status, error] = chat_error(nested(65));
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(error["code"], "json_too_deep");
+  EXPECT_NE(error["message"].get<std::string>().find("64 levels"), std::string::npos);
+  EXPECT_EQ(chat_error(nested(2'000'000)).second["code"], "json_too_deep");
+  const json text = {
+      {"messages", {{{"role", "user"}, {"content", std::string(1000, '[') + "\\\"{"}}}}};
+  EXPECT_EQ(chat(text).messages[0].content, std::string(1000, '[') + "\\\"{");
+}
+
 }  // namespace
 }  // namespace kz::serve

@@ -132,5 +132,35 @@ TEST_F(ServeSessionPool, ShutdownWakesWaitersAndRefusesNewRequests) {
   EXPECT_THROW(p->acquire(Tokens{1}), ServerBusy);
 }
 
+// A waiter whose client left gives up its place: the one behind it is first when a session frees.
+TEST_F(ServeSessionPool, AWaiterWhoseClientLeftLeavesTheQueue) {
+  auto p = pool(1, 2, std::chrono::hours(1));
+  std::optional<SessionPool::Lease> held(p->acquire(Tokens{1}));
+  std::atomic<bool> gone{false}, left{false};
+  std::thread leaving([&] {
+    try {
+      p->acquire(Tokens{1}, [&] { return gone.load(); });
+    } catch (const ClientGone&) {
+      left = true;
+    }
+  });
+  while (p->stats().waiting < 1) std::this_thread::yield();
+  std::atomic<bool> served{false};
+  std::thread staying([&] {
+    SessionPool::Lease l = p->acquire(Tokens{1}, [] { return false; });
+    served = true;
+  });
+  while (p->stats().waiting < 2) std::this_thread::yield();
+  gone = true;
+  leaving.join();  // the session is still held: only its client's leaving ends this wait
+  EXPECT_TRUE(left);
+  EXPECT_EQ(p->stats().waiting, 1u);
+  EXPECT_FALSE(served);
+  held.reset();
+  staying.join();
+  EXPECT_TRUE(served);
+  EXPECT_EQ(p->stats().waiting, 0u);
+}
+
 }  // namespace
 }  // namespace kz::serve

@@ -3,6 +3,7 @@
 // the router turns it into the response.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -32,7 +33,14 @@ class ApiError : public std::runtime_error {
 ApiError invalid_request(const std::string& message, const std::string& param = {},
                          const std::string& code = {});
 
-// The body of a bare status (404 route, 413 body too large, ...) that no handler described.
-nlohmann::json status_error_body(int status, const std::string& method, const std::string& path);
+// 408 request_timeout: the request head, or a part of its body, did not arrive in time.
+ApiError request_timeout(int seconds);
+// 413 request_too_large, naming the limit.
+ApiError body_too_large(size_t max_bytes);
+// 503 server_shutting_down: the server stopped the generation after `generated` tokens.
+ApiError shutting_down(size_t generated);
+
+// The error of a bare status (404 route, 413 body too large, ...) that no handler described.
+ApiError status_error(int status, const std::string& method, const std::string& path);
 
 }  // namespace kz::serve

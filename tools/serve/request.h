@@ -15,7 +15,8 @@ namespace kz::serve {
 enum class Endpoint { ChatCompletions, Completions };
 
 struct RequestLimits {
-  int max_tokens = 4096;  // largest max_tokens a request may ask for; also the chat default
+  int max_tokens = 4096;    // largest max_tokens a request may ask for; also the chat default
+  int max_json_depth = 64;  // arrays and objects nested in the body; deeper gets 400 json_too_deep
 };
 
 struct GenerationRequest {

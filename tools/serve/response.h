@@ -25,7 +25,8 @@ struct ResponseHeader {
 ResponseHeader new_response_header(Endpoint endpoint, const std::string& model);
 
 // "tool_calls" (the turn ended with tool calls), "stop" (end of turn, stop string) or "length"
-// (max_tokens, context full).
+// (max_tokens, context full). A cancelled generation has none: the routes answer it with an
+// error (server_shutting_down), streamed or not.
 std::string_view finish_reason(const GenerateResult& result);
 
 // {prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details: {cached_tokens}}

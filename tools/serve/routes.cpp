@@ -7,6 +7,7 @@
 #include "base/timer.h"
 #include "serve/api_error.h"
 #include "serve/client_socket.h"
+#include "serve/connection.h"
 #include "serve/response.h"
 #include "serve/stream.h"
 #include "text/tokenizer.h"
@@ -24,22 +25,37 @@ void send_error(httplib::Response& res, const ApiError& e) {
   send_json(res, e.status(), e.body());
 }
 
-// Runs a handler; whatever it throws becomes an OpenAI error object.
+// Runs a handler's body; whatever it throws becomes an OpenAI error object.
+template <class Body>
+void run_guarded(httplib::Response& res, const Body& body) {
+  try {
+    body();
+  } catch (const ApiError& e) {
+    send_error(res, e);
+  } catch (const ServerBusy& e) {
+    send_error(res, ApiError(503, "server_error", e.what(), "", "server_busy"));
+  } catch (const ClientGone& e) {  // nobody reads this answer: the connection is closed
+    if (Connection* c = Connection::current()) c->close_after_response();
+    send_error(res, ApiError(499, "invalid_request_error", e.what(), "", "client_closed"));
+  } catch (const Error& e) {  // the engine refused the input
+    send_error(res, invalid_request(e.what()));
+  } catch (const std::exception& e) {
+    send_error(res, ApiError(500, "server_error", e.what()));
+  }
+}
+
 template <class Handler>
 httplib::Server::Handler guarded(Handler handler) {
   return [handler](const httplib::Request& req, httplib::Response& res) {
-    try {
-      handler(req, res);
-    } catch (const ApiError& e) {
-      send_error(res, e);
-    } catch (const ServerBusy& e) {
-      send_error(res, ApiError(503, "server_error", e.what(), "", "server_busy"));
-    } catch (const Error& e) {  // the engine refused the input
-      send_error(res, invalid_request(e.what()));
-    } catch (const std::exception& e) {
-      send_error(res, ApiError(500, "server_error", e.what()));
-    }
+    run_guarded(res, [&] { handler(req, res); });
   };
+}
+
+bool known_route(const httplib::Request& req) {
+  if (req.method == "POST")
+    return req.path == "/v1/chat/completions" || req.path == "/v1/completions";
+  if (req.method != "GET" && req.method != "HEAD") return false;
+  return req.path == "/health" || req.path == "/v1/models" || req.path.rfind("/v1/models/", 0) == 0;
 }
 
 // Compares in time independent of where the strings differ.
@@ -102,10 +118,61 @@ void Routes::log(const Job& job, const GenerateResult& r) const {
                std::string(stop_reason_name(r.stop)).c_str(), job.timer.seconds());
 }
 
-void Routes::generation(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+std::optional<ApiError> Routes::preflight(const httplib::Request& req) const {
+  if (!authorized(req))
+    return ApiError(401, "invalid_request_error",
+                    req.has_header("Authorization")
+                        ? "Incorrect API key provided."
+                        : "You didn't provide an API key (Authorization: Bearer KEY).",
+                    "", "invalid_api_key");
+  // Unknown routes are answered here, before httplib reads a body for them without a bound.
+  if (!known_route(req)) return status_error(404, req.method, req.path);
+  if (req.method != "POST") return std::nullopt;
+  const BodyFraming f = body_framing(req);
+  if (f.bad_length && !f.chunked)
+    return invalid_request("Content-Length must be a decimal number of bytes.", "",
+                           "invalid_content_length");
+  // No Content-Length and no chunked framing is an empty body (RFC 9112 6.3): answered at once,
+  // not after waiting for a close.
+  if (!f.chunked && f.length == 0)
+    return invalid_request(
+        "The request has no body: POST a JSON object, with a Content-Length or "
+        "Transfer-Encoding: chunked.",
+        "", "missing_body");
+  if (!f.chunked && f.length > config_.max_body_bytes)
+    return body_too_large(config_.max_body_bytes);
+  return std::nullopt;
+}
+
+std::string Routes::read_body(const httplib::Request& req,
+                              const httplib::ContentReader& reader) const {
+  const size_t max = config_.max_body_bytes;
+  std::string body;
+  const BodyFraming f = body_framing(req);
+  if (!f.chunked) body.reserve(size_t(f.length));  // one allocation, checked by preflight
+  bool too_large = false;
+  const bool complete = reader([&](const char* data, size_t n) {
+    too_large = n > max - body.size();
+    if (!too_large) body.append(data, n);
+    return !too_large;
+  });
+  Connection* c = Connection::current();
+  if (complete) {
+    if (c) c->body_read();
+    return body;
+  }
+  // The rest of the body is still on the wire: the connection cannot carry another request.
+  if (c) c->close_after_response();
+  if (too_large) throw body_too_large(max);
+  if (c && c->timed_out()) throw request_timeout(config_.connections.timeout_s);
+  throw invalid_request("The request body ended early or its chunked encoding is malformed.", "",
+                        "malformed_body");
+}
+
+void Routes::generation(const std::string& body, httplib::Response& res, Endpoint endpoint) {
   GenerationRequest r = endpoint == Endpoint::ChatCompletions
-                            ? parse_chat_request(req.body, config_.limits)
-                            : parse_completion_request(req.body, config_.limits);
+                            ? parse_chat_request(body, config_.limits)
+                            : parse_completion_request(body, config_.limits);
   if (!r.model.empty() && r.model != config_.model_id)
     throw ApiError(404, "invalid_request_error",
                    "The model `" + r.model + "` does not exist. This server serves `" +
@@ -119,21 +186,27 @@ void Routes::generation(const httplib::Request& req, httplib::Response& res, End
         "This server's context holds " + std::to_string(config_.session.n_ctx) +
             " tokens, but the prompt is " + std::to_string(prompt.size()) + " tokens.",
         endpoint == Endpoint::ChatCompletions ? "messages" : "prompt", "context_length_exceeded");
-  SessionPool::Lease lease = pool_.acquire(prompt);
+  // A client that leaves while its request waits for a session leaves the queue; one that leaves
+  // before a plain answer cancels it, as a stream's does at its next write.
+  const Connection* connection = Connection::current();
+  const int socket = connection ? connection->socket() : -1;
+  const auto gone = [socket] { return socket >= 0 && client_gone(socket); };
+  SessionPool::Lease lease = pool_.acquire(prompt, gone);
   auto job = std::make_shared<Job>(Job{std::move(r),
                                        std::move(prompt),
                                        std::move(lease),
                                        new_response_header(endpoint, config_.model_id),
                                        {}});
   if (!job->request.stream) {
-    // A client that leaves before the answer cancels it, as a stream's does at its next write.
-    const int socket = find_client_socket(req.remote_addr, req.remote_port);
     std::string text;  // what a stream would have shown
     const GenerateResult result = run(*job, [&](std::string_view piece) {
       text += piece;
-      return socket < 0 || !client_gone(socket);
+      return !gone();
     });
     log(*job, result);
+    // Cancelled with the client still there: the server is stopping. An error, not a cut answer
+    // passed off as whole (issue 41: it said "stop").
+    if (result.stop == StopReason::Cancelled) throw shutting_down(result.tokens.size());
     send_json(res, 200, completion_body(job->header, result, text));
     return;
   }
@@ -159,28 +232,43 @@ void Routes::generation(const httplib::Request& req, httplib::Response& res, End
 void Routes::install(httplib::Server& server) {
   using httplib::Request;
   using httplib::Response;
+  // Runs before the body is read: a refused request's body is never read (its connection is
+  // closed after the answer, serve/connection.h).
   server.set_pre_routing_handler([this](const Request& req, Response& res) {
-    if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
-    const bool given = req.has_header("Authorization");
-    send_error(res, ApiError(401, "invalid_request_error",
-                             given ? "Incorrect API key provided."
-                                   : "You didn't provide an API key (Authorization: Bearer KEY).",
-                             "", "invalid_api_key"));
+    const std::optional<ApiError> refused = preflight(req);
+    if (!refused) return httplib::Server::HandlerResponse::Unhandled;
+    send_error(res, *refused);
     return httplib::Server::HandlerResponse::Handled;
   });
-  server.set_error_handler([](const Request& req, Response& res) {
-    if (res.body.empty())
-      send_json(res, res.status, status_error_body(res.status, req.method, req.path));
+  // `Expect: 100-continue`: the same checks, so that a refused client never sends its body.
+  server.set_expect_100_continue_handler([this](const Request& req, Response& res) {
+    const std::optional<ApiError> refused = preflight(req);
+    if (!refused) return 100;
+    send_error(res, *refused);
+    return refused->status();
+  });
+  // What httplib refuses itself: a malformed header block, or a head that stopped arriving.
+  server.set_error_handler([this](const Request& req, Response& res) {
+    const Connection* c = Connection::current();
+    if (c && c->timed_out())
+      send_error(res, request_timeout(config_.connections.timeout_s));
+    else if (c && !c->head_parsed() && res.status == 400)
+      send_error(res, ApiError(400, "invalid_request_error", "Malformed HTTP request headers.", "",
+                               "malformed_request"));
+    else if (res.body.empty())
+      send_json(res, res.status, status_error(res.status, req.method, req.path).body());
   });
   server.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
     send_error(res, ApiError(500, "server_error", "internal error"));
   });
-  server.Post("/v1/chat/completions", guarded([this](const Request& req, Response& res) {
-                generation(req, res, Endpoint::ChatCompletions);
-              }));
-  server.Post("/v1/completions", guarded([this](const Request& req, Response& res) {
-                generation(req, res, Endpoint::Completions);
-              }));
+  const auto generation_route = [this](Endpoint endpoint) {
+    return
+        [this, endpoint](const Request& req, Response& res, const httplib::ContentReader& reader) {
+          run_guarded(res, [&] { generation(read_body(req, reader), res, endpoint); });
+        };
+  };
+  server.Post("/v1/chat/completions", generation_route(Endpoint::ChatCompletions));
+  server.Post("/v1/completions", generation_route(Endpoint::Completions));
   server.Get("/v1/models", guarded([this](const Request&, Response& res) {
                send_json(res, 200, model_list(config_.model_id, config_.model_created));
              }));

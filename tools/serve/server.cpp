@@ -1,6 +1,9 @@
 #include "serve/server.h"
 
 #include <httplib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,16 +14,13 @@
 #include <thread>
 
 #include "base/error.h"
+#include "serve/connection.h"
 #include "serve/routes.h"
 #include "serve/session_pool.h"
 
 namespace kz::serve {
 
 namespace {
-
-// HTTP threads beyond the sessions and the queue: /health, /v1/models and 503 answers stay
-// responsive while every session is busy and the queue is full.
-constexpr size_t kSpareHttpThreads = 4;
 
 std::unique_ptr<SessionPool> open_pool(const std::shared_ptr<const Engine>& engine,
                                        const ServerConfig& config) {
@@ -56,13 +56,17 @@ class StopSignals {
 
 void run_server(std::shared_ptr<const Engine> engine, const ServerConfig& config) {
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
+#ifdef __GLIBC__
+  // Request bodies (up to --max-body) get their own mappings, returned when freed: glibc would
+  // otherwise raise this threshold after the first free and keep later bodies in its arenas, so
+  // that a burst of large bad requests left RSS up by megabytes per worker thread (issue 41).
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
+#endif
   const StopSignals stop_signals;
   std::unique_ptr<SessionPool> pool = open_pool(engine, config);
   Routes routes(engine, *pool, config);
 
-  httplib::Server server;
-  const size_t http_threads = config.parallel + config.queue + kSpareHttpThreads;
-  server.new_task_queue = [http_threads] { return new httplib::ThreadPool(http_threads); };
+  HttpServer server(config.connections);
   server.set_payload_max_length(config.max_body_bytes);
   routes.install(server);
   // httplib listens with a backlog of 5: a burst of new connections beyond it has its SYNs

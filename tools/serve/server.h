@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/engine.h"
+#include "serve/connection.h"
 #include "serve/request.h"
 
 namespace kz::serve {
@@ -24,6 +25,7 @@ struct ServerConfig {
   int queue_timeout_s = 60;
   size_t max_body_bytes = 4u << 20;
   RequestLimits limits;
+  ConnectionLimits connections;
 };
 
 // Binds, prints "kazeia serve: listening on http://HOST:PORT" on stdout, and serves until SIGINT

@@ -54,7 +54,8 @@ size_t SessionPool::take_best_free(std::span<const int32_t> prompt) {
   return slot;
 }
 
-SessionPool::Lease SessionPool::acquire(std::span<const int32_t> prompt) {
+SessionPool::Lease SessionPool::acquire(std::span<const int32_t> prompt,
+                                        const std::function<bool()>& client_gone) {
   std::unique_lock lock(mutex_);
   if (stopping_) throw ServerBusy("The server is shutting down.");
   // Waiting requests are served first, in order.
@@ -64,12 +65,28 @@ SessionPool::Lease SessionPool::acquire(std::span<const int32_t> prompt) {
                      " sessions are in use and the wait queue is full; retry later.");
   const uint64_t ticket = next_ticket_++;
   waiting_.push_back(ticket);
-  const bool served = freed_.wait_for(lock, queue_timeout_, [&] {
-    return stopping_ || (waiting_.front() == ticket && free_count() > 0);
-  });
-  if (!served || stopping_) {
+  const auto deadline = std::chrono::steady_clock::now() + queue_timeout_;
+  const auto served = [&] { return stopping_ || (waiting_.front() == ticket && free_count() > 0); };
+  // A client that leaves is noticed within one check interval, so that /health counts only
+  // live waiters and its place goes to the next (issue 41).
+  bool gone = false, timed_out = false;
+  while (!served()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      timed_out = true;
+      break;
+    }
+    const auto until = client_gone ? std::min(deadline, now + kGoneCheckInterval) : deadline;
+    if (freed_.wait_until(lock, until, served)) break;
+    if (client_gone && client_gone()) {
+      gone = true;
+      break;
+    }
+  }
+  if (gone || timed_out || stopping_) {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
     freed_.notify_all();  // the next in line may be first now
+    if (gone) throw ClientGone("The client closed its connection while its request waited.");
     throw ServerBusy(stopping_
                          ? "The server is shutting down."
                          : "The server is busy: no session became free in time; retry later.");

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -31,6 +32,12 @@ struct SlotView {
 size_t choose_slot(std::span<const SlotView> free_slots, std::span<const int32_t> prompt);
 
 class ServerBusy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The client of a waiting request closed its connection: the request left the queue.
+class ClientGone : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -60,8 +67,11 @@ class SessionPool {
   };
 
   // A free session for this prompt, waiting in the queue if none is; throws ServerBusy when the
-  // queue is full, the wait times out or the pool is shutting down.
-  Lease acquire(std::span<const int32_t> prompt);
+  // queue is full, the wait times out or the pool is shutting down. While it waits it asks
+  // `client_gone` every kGoneCheckInterval and leaves the queue (ClientGone) when it says so.
+  Lease acquire(std::span<const int32_t> prompt,
+                const std::function<bool()>& client_gone = nullptr);
+  static constexpr std::chrono::milliseconds kGoneCheckInterval{50};
 
   struct Stats {
     size_t sessions = 0, busy = 0, waiting = 0;

@@ -34,6 +34,12 @@ GenerateResult stream_generation(const ResponseHeader& header, bool include_usag
     result.stop = StopReason::Cancelled;
     return result;
   }
+  // Cancelled with the client still there: the server is stopping. An error event, not a finish
+  // chunk, so that the cut answer is not taken for a whole one.
+  if (result.stop == StopReason::Cancelled) {
+    send(shutting_down(result.tokens.size()).body());
+    return result;
+  }
   if (!result.tool_calls.empty()) send(tool_calls_chunk(header, result.tool_calls));
   send(finish_chunk(header, result));
   if (include_usage) send(usage_chunk(header, result));

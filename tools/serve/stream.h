@@ -21,8 +21,9 @@ using Generation = std::function<GenerateResult(const TokenCallback& on_text)>;
 std::string sse_event(std::string_view payload);
 
 // Streams one generation. The result's stop is Cancelled when the client went away (nothing more
-// is written then). A kz::Error from the generation is written as an OpenAI error event and
-// rethrown.
+// is written then) or the server stopped it (an error event server_shutting_down ends the
+// stream, without a finish chunk or [DONE]). A kz::Error from the generation is written as an
+// OpenAI error event and rethrown.
 GenerateResult stream_generation(const ResponseHeader& header, bool include_usage,
                                  const EventWriter& write, const Generation& generate);
 
