@@ -155,6 +155,13 @@ std::string ArgParser::help() const {
   return out.str();
 }
 
+void add_quiet_switch(ArgParser& p, bool* quiet) {
+  p.add_switch("--quiet",
+               "no progress line (drawn on stderr only when it is a terminal; stdout is the same "
+               "either way)",
+               quiet);
+}
+
 std::vector<int32_t> parse_id_list(const std::string& flag, const std::string& text) {
   std::vector<int32_t> ids;
   for (const auto& item : split(text, ',')) ids.push_back(parse_number<int32_t>(flag, item));

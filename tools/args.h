@@ -48,6 +48,9 @@ class ArgParser {
   std::vector<std::string*> positional_;
 };
 
+// --quiet, for the commands that show progress (base/progress.h): no progress line.
+void add_quiet_switch(ArgParser& p, bool* quiet);
+
 // Parses "1,2,3" into token ids; throws naming the flag on a malformed list.
 std::vector<int32_t> parse_id_list(const std::string& flag, const std::string& text);
 

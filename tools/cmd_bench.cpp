@@ -10,6 +10,7 @@
 
 #include "backend/profiling_backend.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/timer.h"
 #include "bench.h"
 #include "common.h"
@@ -81,6 +82,15 @@ void print_traffic(const FilteredBackend* f, const Row& row) {
               row.syncs_per_token, row.bytes_per_token);
 }
 
+// What a run is, for the progress line: "m.gguf pp512 @ d4096 run 2/6" (run 1 warms up), or
+// "... profile" (r < 0).
+std::string run_name(const std::string& model, const char* test, int n, const std::string& at,
+                     int r, int reps) {
+  std::string s = model + " " + test + std::to_string(n) + at;
+  if (r < 0) return s + " profile";
+  return s + (r == 0 ? " warm-up" : " run " + std::to_string(r) + "/" + std::to_string(reps));
+}
+
 void print_profile(const char* phase, const OpTimes& t) {
   double total = 0;
   for (const auto& [k, v] : t.by_op) total += v;
@@ -99,7 +109,7 @@ int cmd_bench(int argc, char** argv) {
   SpeculativeFlags spec;
   std::string models_text, depth_text = "0", output = "md";
   int n_prompt = 512, n_gen = 128, reps = 5, chat_turns = 0, chat_tokens = 200;
-  bool roofline = false, profile = false;
+  bool roofline = false, profile = false, quiet = false;
   std::string configs, marker;
   ArgParser p(
       "kazeia bench",
@@ -132,6 +142,7 @@ int cmd_bench(int argc, char** argv) {
         "CPU; each in its own process",
         &configs);
   p.add("--marker", "X", "a label for a child run of --configs (ignored)", &marker);
+  add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   const SpeculativeParams spec_params = spec.params(true);
   if (!configs.empty())
@@ -159,10 +170,24 @@ int cmd_bench(int argc, char** argv) {
   const std::unique_ptr<BandwidthProbe> probe =
       roofline ? std::make_unique<BandwidthProbe>() : nullptr;
 
+  // Progress counts runs (warm-up, timed, profiled), an untimed context at depth, and the runs
+  // of --spec and --chat (one unit per model for --spec's alternating runs).
+  const int runs_per_test = reps + 1 + (profile ? 1 : 0);
+  int64_t total_runs = 0;
+  for (int64_t depth : depths)
+    total_runs += (depth > 0) + (n_prompt > 0) * runs_per_test + (n_gen > 0) * runs_per_test;
+  total_runs *= int64_t(models.size());
+  if (spec_params.source != DraftSource::None && n_gen > 1) total_runs += int64_t(models.size());
+  if (chat_turns > 0) total_runs += int64_t(models.size()) * reps;
+  Progress progress("bench", double(total_runs), quiet);
+  double runs_done = 0;
+  auto run_begins = [&](const std::string& what) { progress.update(runs_done++, what); };
+
   std::vector<Row> rows;
   for (const auto& path : models) {
     auto model = Model::load(path);
     auto devices = engine.open_devices(*model);
+    progress.clear();
     std::fprintf(stderr, "bench: %s: %s\n", path.c_str(), devices->describe().c_str());
     Backend& inner = devices->backend();
     // The profile comes from one more run after the timed ones: the profiler waits for each op
@@ -186,8 +211,10 @@ int cmd_bench(int argc, char** argv) {
       // resumes a sequence: attention layers truncated back to `depth` (positions past it are
       // rewritten before they are read) and the recurrent states restored from a copy.
       SequenceState st = engine.new_state(*model, n_ctx);
-      if (depth > 0)
+      if (depth > 0) {
+        run_begins(base.model + " context of " + std::to_string(depth));
         model->eval(inner, st, scratch, bench_tokens(depth, model->info().n_vocab), false, logits);
+      }
       const RecurrentStates recur_at_depth = st.recur;
       auto start_at_depth = [&] {
         st.n_past = depth;
@@ -198,6 +225,7 @@ int cmd_bench(int argc, char** argv) {
         const auto prompt = bench_tokens(n_prompt, model->info().n_vocab);
         std::vector<double> speed, ttft;
         for (int r = 0; r < reps + 1; ++r) {  // the first run warms up
+          run_begins(run_name(base.model, "pp", n_prompt, at, r, reps));
           start_at_depth();
           inner.reset_traffic();
           Timer t;
@@ -212,10 +240,13 @@ int cmd_bench(int argc, char** argv) {
         set_traffic(row, inner, n_prompt);
         rows.push_back(row);
         if (profile) {
+          progress.clear();
           print_traffic(devices->filtered(), row);
+          run_begins(run_name(base.model, "pp", n_prompt, at, -1, reps));
           start_at_depth();
           profiled.times().clear();
           model->eval(profiled, st, scratch, prompt, false, logits);
+          progress.clear();
           print_profile(("prefill " + base.model + at).c_str(), profiled.times());
         }
       }
@@ -226,6 +257,7 @@ int cmd_bench(int argc, char** argv) {
         const auto gen = bench_tokens(n_gen, model->info().n_vocab);
         const double bytes = decode_bytes(*model, st, depth + n_gen / 2);
         for (int r = 0; r < reps + 1; ++r) {
+          run_begins(run_name(base.model, "tg", n_gen, at, r, reps));
           const double bandwidth = probe && r > 0 ? probe->measure(threads) : 0;
           start_at_depth();
           inner.reset_traffic();
@@ -246,17 +278,21 @@ int cmd_bench(int argc, char** argv) {
         set_traffic(row, inner, n_gen);
         rows.push_back(row);
         if (profile) {
+          progress.clear();
           print_traffic(devices->filtered(), row);
+          run_begins(run_name(base.model, "tg", n_gen, at, -1, reps));
           start_at_depth();
           profiled.times().clear();
           for (int i = 0; i < n_gen; ++i)
             model->eval(profiled, st, scratch, std::span(&gen[i], 1), false, logits);
+          progress.clear();
           print_profile(("decode " + base.model + at).c_str(), profiled.times());
         }
       }
     }
   }
 
+  progress.clear();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double probe_kib = probe ? double(probe->bytes()) / 1024.0 : 0;  // resident throughout
@@ -313,8 +349,10 @@ int cmd_bench(int argc, char** argv) {
         "| model | plain tg t/s | speculative tg t/s | speed-up | accepted | tokens per pass | "
         "pass / plain token |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (const auto& path : models) {
+      run_begins(path.substr(path.find_last_of('/') + 1) + " --spec " + spec.source);
       const SpeculativeBenchResult s =
           bench_speculative(path, engine.session_params(), spec_params, 32, n_gen, reps);
+      progress.clear();
       const double accepted =
           s.stats.drafted ? 100.0 * double(s.stats.accepted) / double(s.stats.drafted) : 0;
       const double per_pass =
@@ -331,8 +369,12 @@ int cmd_bench(int argc, char** argv) {
       // -r replays, each in a fresh engine; per turn the medians over the replays, and the
       // median of each replay's own ratios (the load of a shared machine falls on both sides).
       std::vector<ChatReplayResult> runs;
-      for (int r = 0; r < reps; ++r)
+      for (int r = 0; r < reps; ++r) {
+        run_begins(path.substr(path.find_last_of('/') + 1) + " --chat replay " +
+                   std::to_string(r + 1) + "/" + std::to_string(reps));
         runs.push_back(replay_chat(path, chat_turns, chat_tokens, engine.session_params()));
+      }
+      progress.clear();
       std::printf("\nchat replay: %s, %d turns of ~%d tokens, medians of %d replays\n",
                   path.c_str(), chat_turns, chat_tokens, reps);
       std::printf(

@@ -1,6 +1,8 @@
 // kazeia perplexity: perplexity of a model over a text file, computed like llama.cpp's
 // llama-perplexity (non-overlapping chunks, each evaluated from an empty state, second half of
 // each chunk scored).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "common.h"
 #include "model/model.h"
 #include "text/tokenizer.h"
@@ -48,6 +51,7 @@ int cmd_perplexity(int argc, char** argv) {
   EngineFlags engine;
   std::string text_file;
   int64_t batch = 0, max_chunks = 0;
+  bool quiet = false;
   ArgParser p("kazeia perplexity", kHelp);
   engine.declare(p);
   p.add("-f,--file", "FILE", "text file to score", &text_file);
@@ -56,6 +60,7 @@ int cmd_perplexity(int argc, char** argv) {
         "depend on it beyond float rounding)",
         &batch);
   p.add("--chunks", "N", "score at most the first N chunks (default: all)", &max_chunks);
+  add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   if (engine.model.empty()) fail("missing -m MODEL");
   if (text_file.empty()) fail("missing -f FILE");
@@ -91,7 +96,11 @@ int cmd_perplexity(int argc, char** argv) {
   double nll = 0.0, nll2 = 0.0;
   int64_t count = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  // The running estimate goes to stdout with no newline: a progress line on the same terminal
+  // would draw over it, so the line is shown only while stdout goes elsewhere.
+  Progress progress("perplexity", double(n_chunks), quiet || ::isatty(STDOUT_FILENO) == 1);
   for (int64_t c = 0; c < n_chunks; ++c) {
+    progress.update(double(c), "chunk " + std::to_string(c + 1) + "/" + std::to_string(n_chunks));
     SequenceState state = engine.new_state(*model, n_ctx);
     const int32_t* chunk = tokens.data() + c * n_ctx;
     for (int64_t b0 = 0; b0 < n_ctx; b0 += batch) {
@@ -115,6 +124,7 @@ int cmd_perplexity(int argc, char** argv) {
                 c + 1 < n_chunks ? "," : "\n");
     std::fflush(stdout);
   }
+  progress.clear();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double mean = nll / double(count);
   const double ppl = std::exp(mean);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/thread_pool.h"
 #include "common.h"
 #include "model/quantize_model.h"
@@ -49,7 +50,7 @@ int cmd_quantize(int argc, char** argv) {
   std::string in, out, mix_name, token_embd, output;
   std::vector<std::string> overrides;
   int threads = 0;
-  bool pure = false, allow_requantize = false, dry_run = false;
+  bool pure = false, allow_requantize = false, dry_run = false, quiet = false;
   ArgParser p("kazeia quantize",
               "Quantize a model (F32, F16, BF16 or Q8_0 tensors) with the reference quantizer's "
               "per-tensor recipes. The output is written to a temporary file beside OUT, loaded to "
@@ -72,6 +73,7 @@ int cmd_quantize(int argc, char** argv) {
                &allow_requantize);
   p.add_switch("--dry-run", "print tensor -> type -> bytes and the file size; write nothing",
                &dry_run);
+  add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
 
   // With --dry-run the output file may be left out: IN TYPE.
@@ -102,7 +104,12 @@ int cmd_quantize(int argc, char** argv) {
     return 0;
   }
   if (out.empty()) fail("missing OUT (usage: kazeia quantize IN OUT TYPE)");
-  write_quantized_model(input, plan, out, n_threads, true);
+  {
+    uint64_t total = 0;
+    for (const PlannedTensor& t : plan.tensors) total += t.bytes;
+    Progress progress("quantize", double(total), quiet);
+    write_quantized_model(input, plan, out, n_threads, &progress);
+  }  // the line is erased before the summary
   std::fprintf(stderr, "wrote %s (%s, %.2f MiB, %d threads), validated\n", out.c_str(),
                std::string(options.recipe.mix->name).c_str(), double(plan.file_size) / (1 << 20),
                n_threads);

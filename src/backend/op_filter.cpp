@@ -92,9 +92,10 @@ bool OpFilterEntry::matches(const OpShape& shape) const {
 }
 
 std::string OpFilterEntry::to_string() const {
+  // Appended in place, without temporary strings.
   std::string s = kind;
-  if (phase) s += "@" + std::string(phase_name(*phase));
-  for (const auto& [key, value] : params) s += ":" + key + "=" + value;
+  if (phase) s.append("@").append(phase_name(*phase));
+  for (const auto& [key, value] : params) s.append(":").append(key).append("=").append(value);
   return s;
 }
 
@@ -153,7 +154,10 @@ void OpFilter::add(OpFilterEntry e) {
 std::string OpFilter::to_string() const {
   if (entries_.empty()) return "none";
   std::string s;
-  for (const OpFilterEntry& e : entries_) s += (s.empty() ? "" : ",") + e.to_string();
+  for (const OpFilterEntry& e : entries_) {
+    if (!s.empty()) s += ',';
+    s += e.to_string();
+  }
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/thread_pool.h"
 #include "model/model.h"
 #include "model/synthetic_writer.h"
@@ -189,7 +190,7 @@ QuantizePlan plan_quantization(const gguf::File& input, const QuantizeOptions& o
 }
 
 void write_quantized_model(const gguf::File& input, const QuantizePlan& plan,
-                           const std::string& path, int n_threads, bool progress) {
+                           const std::string& path, int n_threads, Progress* progress) {
   refuse_input_as_output(input, path);
   ThreadPool pool(resolve_thread_count(n_threads, "--threads"));
   std::vector<std::vector<float>> scratch(pool.size());
@@ -198,16 +199,18 @@ void write_quantized_model(const gguf::File& input, const QuantizePlan& plan,
     std::vector<StreamingGgufWriter::TensorHeader> headers;
     for (const PlannedTensor& p : plan.tensors) headers.push_back({p.source->name, p.type, p.ne});
     StreamingGgufWriter writer(tmp, plan.metadata, std::move(headers));
+    uint64_t bytes_done = 0;  // the time a tensor takes follows its size, not its count
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
       const PlannedTensor& t = plan.tensors[i];
       if (progress) {
-        std::fprintf(stderr, "[%4zu/%4zu] %-40s %6s -> %-6s %10.2f MiB\n", i + 1,
-                     plan.tensors.size(), t.source->name.c_str(),
-                     std::string(dtype_name(t.source->type)).c_str(),
-                     std::string(dtype_name(t.type)).c_str(), double(t.bytes) / (1 << 20));
+        progress->update(double(bytes_done), "tensor " + std::to_string(i + 1) + "/" +
+                                                 std::to_string(plan.tensors.size()) + " " +
+                                                 t.source->name);
       }
       write_tensor(t, writer, pool, scratch);
+      bytes_done += t.bytes;
     }
+    if (progress) progress->update(double(bytes_done), "validating");
     writer.finish();
     sync_file(tmp);
     validate(tmp, plan);

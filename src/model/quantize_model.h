@@ -12,6 +12,8 @@
 
 namespace kz {
 
+class Progress;
+
 struct QuantizeOptions {
   RecipeOptions recipe;
   // Convert tensors stored in a quantized type other than Q8_0 (lossy twice).
@@ -37,8 +39,9 @@ QuantizePlan plan_quantization(const gguf::File& input, const QuantizeOptions& o
 
 // Writes `plan` to `path` through a temporary file beside it, with n_threads threads (0: all),
 // validates the result by loading it as a model, then renames it over `path`. Refuses a `path`
-// that is the input file (also through a link). `progress`: one line per tensor on stderr.
+// that is the input file (also through a link). `progress` (may be null) counts the output's
+// tensor bytes and names the tensor under way.
 void write_quantized_model(const gguf::File& input, const QuantizePlan& plan,
-                           const std::string& path, int n_threads, bool progress);
+                           const std::string& path, int n_threads, Progress* progress = nullptr);
 
 }  // namespace kz

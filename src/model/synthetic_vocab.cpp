@@ -53,7 +53,7 @@ class VocabBuilder {
     }
     for (int c = 'a'; c <= 'z'; ++c) words_.push_back(byte_token_[c]);
     for (int c = 'A'; c <= 'Z'; ++c) words_.push_back(byte_token_[c]);
-    spaced_.push_back(byte_token_[' ']);
+    spaced_.push_back(byte_token_[uint8_t(' ')]);
   }
 
   void add_merges(int64_t count) {

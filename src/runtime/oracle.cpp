@@ -5,6 +5,7 @@
 
 #include "backend/ref_backend.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "kernels/ref/ops.h"
 
 namespace kz {
@@ -35,17 +36,25 @@ int32_t argmax(const std::vector<float>& logits) {
 
 // Runs the prompt as one batch, then `steps` tokens one at a time: the given ones, or greedy on
 // the logits when `continuation` is shorter. Returns every token evaluated after the prompt.
+// This is run `run` (from 0) of `runs`, for o.progress, which counts tokens.
 std::vector<int32_t> run_tokens(const Model& model, Backend& be, const OracleOptions& o,
                                 const std::vector<int32_t>& prompt,
-                                std::vector<int32_t> continuation) {
+                                std::vector<int32_t> continuation, int run = 0, int runs = 1) {
+  const double tokens = o.prompt_tokens + o.decode_steps;
+  auto progress = [&](int done) {
+    if (o.progress) o.progress->update((run * tokens + done) / (runs * tokens));
+  };
   SequenceState st = model.new_state(o.prompt_tokens + o.decode_steps, o.k_type, o.v_type);
   Scratch scratch;
   std::vector<float> logits;
+  progress(0);
   model.eval(be, st, scratch, prompt, false, logits);
   for (int i = 0; i < o.decode_steps; ++i) {
+    progress(o.prompt_tokens + i);
     if (size_t(i) == continuation.size()) continuation.push_back(argmax(logits));
     model.eval(be, st, scratch, std::span(&continuation[i], 1), false, logits);
   }
+  progress(o.prompt_tokens + o.decode_steps);
   return continuation;
 }
 
@@ -118,6 +127,7 @@ OracleReport run_oracle(const Model& model, Backend& device, const OracleOptions
   check_options(o);
   CheckingBackend checking(device);
   run_tokens(model, checking, o, oracle_prompt(model, o.prompt_tokens, o.seed), {});
+  if (o.progress) o.progress->clear();  // before the caller prints
   OracleReport report;
   for (const auto& [shape, check] : checking.results()) report.rows.push_back({shape, check});
   return report;
@@ -129,10 +139,11 @@ BisectReport bisect(const Model& model, Backend& device, const OracleOptions& o)
   RefBackend ref;
   RoundedRefBackend rounded;
   Recorder on_ref(ref);
-  const std::vector<int32_t> continuation = run_tokens(model, on_ref, o, prompt, {});
+  const std::vector<int32_t> continuation = run_tokens(model, on_ref, o, prompt, {}, 0, 3);
   Recorder on_rounded(rounded, &on_ref.ops()), on_device(device, &on_ref.ops());
-  run_tokens(model, on_rounded, o, prompt, continuation);
-  run_tokens(model, on_device, o, prompt, continuation);
+  run_tokens(model, on_rounded, o, prompt, continuation, 1, 3);
+  run_tokens(model, on_device, o, prompt, continuation, 2, 3);
+  if (o.progress) o.progress->clear();
 
   BisectReport report;
   double drift = 0;

@@ -14,6 +14,8 @@
 
 namespace kz {
 
+class Progress;
+
 // Part of the key of `auto` filter caches: bump it when the tolerances, the prompt or the op
 // shapes change, so that no verdict of an older oracle is reused.
 constexpr int kOracleVersion = 1;
@@ -23,6 +25,9 @@ struct OracleOptions {
   int decode_steps = 2;    // ...then this many single tokens (greedy on the device's logits)
   DType k_type = DType::F16, v_type = DType::F16;
   uint64_t seed = 1;  // of the prompt's pseudo-random token ids
+  // Advanced from 0 to 1 as the tokens are evaluated, and erased before run_oracle and bisect
+  // return (may be null): a Progress of total 1.
+  Progress* progress = nullptr;
 };
 
 struct OracleRow {

@@ -33,7 +33,9 @@ void expect_rows(const std::vector<float>& got, const Rows& want, bool logits,
   for (size_t i = 0; i < want.size(); ++i) {
     const auto e = compare_logits(got.data() + i * want[i].size(), want[i]);
     EXPECT_LE(e.rel_rms, kMaxRelRms) << what << " row " << i;
-    if (logits) EXPECT_TRUE(e.same_argmax) << what << " row " << i;
+    if (logits) {  // braced: the macro's own if-else would pair with this if
+      EXPECT_TRUE(e.same_argmax) << what << " row " << i;
+    }
   }
 }
 

@@ -54,7 +54,7 @@ QuantizeOptions options_for(const char* mix) {
 
 void quantize(const std::string& in, const std::string& out, const QuantizeOptions& o) {
   const gguf::File input = gguf::File::open(in);
-  write_quantized_model(input, plan_quantization(input, o), out, 2, false);
+  write_quantized_model(input, plan_quantization(input, o), out, 2);
 }
 
 // The fixtures' quantized files were made by the reference quantizer from these float files:
@@ -139,7 +139,7 @@ TEST_F(QuantizeModel, EveryTensorHoldsTheQuantizersBytes) {
       QuantizeOptions o;
       o.recipe.mix = &mix;
       const QuantizePlan plan = plan_quantization(input, o);
-      write_quantized_model(input, plan, out, 2, false);
+      write_quantized_model(input, plan, out, 2);
       EXPECT_EQ(fs::file_size(out), plan.file_size) << mix.name;
       const gguf::File written = gguf::File::open(out);
       for (const gguf::TensorInfo& t : written.tensors()) {
@@ -171,7 +171,7 @@ TEST_F(QuantizeModel, RequantizingNeedsPermissionExceptFromQ8_0) {
   QuantizeOptions allowed = options_for("Q8_0");
   allowed.allow_requantize = true;
   const std::string out = file("q8_0.gguf");
-  write_quantized_model(q4, plan_quantization(q4, allowed), out, 2, false);
+  write_quantized_model(q4, plan_quantization(q4, allowed), out, 2);
   EXPECT_EQ(gguf::File::open(out).find_tensor("blk.0.ffn_up.weight")->type, DType::Q8_0);
 
   // Same types: copied, nothing requantized, so no permission needed.
@@ -191,7 +191,7 @@ TEST_F(QuantizeModel, NeverOverwritesTheInput) {
   const QuantizePlan plan = plan_quantization(input, options_for("Q8_0"));
   for (const char* name : {"in.gguf", "symlink.gguf", "hardlink.gguf"}) {
     try {
-      write_quantized_model(input, plan, file(name), 2, false);
+      write_quantized_model(input, plan, file(name), 2);
       ADD_FAILURE() << name;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("is the input file"), std::string::npos) << e.what();
@@ -204,9 +204,9 @@ TEST_F(QuantizeModel, NeverOverwritesTheInput) {
 TEST_F(QuantizeModel, FailureLeavesNoFileBehind) {
   const gguf::File input = gguf::File::open(testing::model_path("qwen3-tiny-f32"));
   const QuantizePlan plan = plan_quantization(input, options_for("Q8_0"));
-  EXPECT_THROW(write_quantized_model(input, plan, file("missing/dir/out.gguf"), 2, false), Error);
+  EXPECT_THROW(write_quantized_model(input, plan, file("missing/dir/out.gguf"), 2), Error);
   fs::create_directory(file("taken"));
-  EXPECT_THROW(write_quantized_model(input, plan, file("taken"), 2, false), Error);
+  EXPECT_THROW(write_quantized_model(input, plan, file("taken"), 2), Error);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 

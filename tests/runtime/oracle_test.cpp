@@ -13,7 +13,9 @@
 #include "backend/cpu_backend.h"
 #include "backend/faulty_backend.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "runtime/devices.h"
+#include "testing/memory_stream.h"
 #include "testing/reference_logits.h"
 #include "testing/teacher_forced.h"
 
@@ -164,6 +166,35 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, InjectedFault, ::testing::ValuesIn(kFaults),
                            return testing::test_name(std::string(info.param.model) + "_" +
                                                      info.param.fault);
                          });
+
+// The oracle advances a progress line by tokens evaluated, to its end: 4 prompt tokens as one
+// batch, then 2 single ones, of 6; bisect's three runs, to 1 as well.
+TEST(Oracle, AdvancesProgressByTokens) {
+  auto model = Model::load(testing::model_path("qwen35-tiny-q4_0"));
+  CpuBackend cpu(2);
+  testing::MemoryStream out;
+  double now = 0;  // a second per reading: every update is drawn
+  Progress progress("oracle", 1, {out.file(), true, 0}, [&] { return now += 1; });
+  OracleOptions o;
+  o.prompt_tokens = 4;
+  o.decode_steps = 2;
+  o.progress = &progress;
+  run_oracle(*model, cpu, o);
+  const std::string text = out.text();
+  std::string percents;
+  for (size_t at = text.find('%'); at != std::string::npos; at = text.find('%', at + 1))
+    percents += text.substr(at - 3, 4);
+  EXPECT_EQ(percents, "  0% 66% 83%100%");
+  // Erased before run_oracle returns: the last thing written is "\r", spaces, "\r".
+  ASSERT_EQ(text.back(), '\r');
+  const std::string last = text.substr(text.rfind('\r', text.size() - 2) + 1);
+  EXPECT_EQ(last, std::string(last.size() - 1, ' ') + "\r");
+  EXPECT_GT(last.size(), 20u);
+  EXPECT_EQ(progress.done(), 1);
+  progress.update(0);
+  bisect(*model, cpu, o);
+  EXPECT_EQ(progress.done(), 1);
+}
 
 TEST(InjectedFault, AnotherChannelCountIsNotFlagged) {
   auto model = Model::load(testing::model_path("qwen35-small-q4_0"));

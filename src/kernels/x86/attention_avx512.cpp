@@ -4,7 +4,7 @@
 // exponential that is x86/simd_avx2.h's exp_f32x8 lane for lane. One query token: AVX2's sweep
 // (kernels/online_attention.h) with the 16 lanes of its main loops in one register: half the
 // instructions per key.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/blocked_attention.h"
 #include "kernels/online_attention.h"

@@ -4,7 +4,7 @@
 // *_avx512*.cpp files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/online_attention.h"
 #include "kernels/x86/simd_avx2.h"

@@ -1,7 +1,7 @@
 // Tokens of the gated delta rule with AVX-512 (kernels/delta_rule_rows.h): a 16-lane vector holds
 // the same 8 elements of two adjacent state rows, each half doing AVX2's 8-lane operations lane
 // for lane, so the bits are delta_rule__avx2's with half the arithmetic instructions.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/delta_rule_rows.h"
 #include "kernels/x86/ops_avx2.h"

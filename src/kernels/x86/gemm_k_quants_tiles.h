@@ -8,7 +8,7 @@
 // type below). Integer sums are exact, so only this lane layout and the f32 steps matter.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cmath>
 #include <cstdint>

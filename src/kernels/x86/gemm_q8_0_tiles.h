@@ -7,7 +7,7 @@
 // and gemm give the same bits. Include only from ISA-specific files; Dot is an int8_dot.h policy.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 // ggml_vec_dot_f16 on AVX2): 4 accumulators of 8 lanes over steps of 32 elements, reduced as
 // (a0 + a2) + (a1 + a3), then the two 128-bit halves and two horizontal adds; the tail of
 // n % 32 elements is added in double.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 

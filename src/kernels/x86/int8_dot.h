@@ -5,7 +5,7 @@
 // (gemm_q8_0_tiles.h) the same floats. Include only from *_avx2.cpp / *_avx512*.cpp files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 namespace kz::x86 {
 namespace {  // per file: see simd_avx2.h

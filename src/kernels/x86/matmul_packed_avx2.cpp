@@ -4,7 +4,7 @@
 // exact block dot product: per (8 rows, token, block) one conversion and one FMA, where the
 // row-major kernels (gemm_q8_0_tiles.h) need eight. Also the activation converters of every
 // ISA's packed Q4_0 / Q8_0 kernels.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 // reduce every output across lanes; here one vector of quants serves 8 rows and a super-block's
 // scales unpack with a few vector operations for all 8. Also the packing (8 rows, and 16) and
 // the activation converter of every ISA's packed Q4_K and Q5_K kernels.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstring>
 #include <type_traits>

@@ -2,7 +2,7 @@
 // (kernel_table.h: PackedMatmul; the blocks, tile and summation order: packed_q6_k_blocks.h), the
 // Q6_K form of matmul_packed_q4_k_avx2.cpp. Also the packing and the activation converter of
 // every ISA's packed Q6_K kernels.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 // sums, then fma(sum, d_w * d_a, acc) per block; K-quants: packed_q4_k_blocks.h,
 // packed_q6_k_blocks.h), so the bits are the same. Q8_0 is stored as unsigned q + 128, so its
 // activation blocks carry 128 times their sums.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/x86/kernels_avx2.h"
 #include "kernels/x86/packed_q4_k_blocks.h"

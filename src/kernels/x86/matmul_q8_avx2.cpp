@@ -1,7 +1,7 @@
 // AVX2 matrix products of Q4_0 / Q8_0 (with Q8_0 activations) and Q4_K / Q5_K / Q6_K (with Q8_K
 // activations): instances of the tiles in gemm_q8_0_tiles.h and gemm_k_quants_tiles.h, plus the
 // Q8_0 activation converter.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/x86/gemm_k_quants_tiles.h"
 #include "kernels/x86/gemm_q8_0_tiles.h"

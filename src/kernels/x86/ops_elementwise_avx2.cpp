@@ -1,5 +1,5 @@
 // AVX2 element-wise, normalization and RoPE ops (ops_avx2.h), and the table of AVX2 op kernels.
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // lanes: AVX2's operations lane for lane (exp_f32x16 is exp_f32x8's), the same scalar tail of
 // n % 8 elements (a last group of 8 takes the low half of a masked vector), so the bits of the
 // __avx2 kernels (ops_elementwise_avx2.cpp).
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cmath>
 

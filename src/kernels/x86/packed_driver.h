@@ -5,7 +5,7 @@
 // files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 #include <cstring>

@@ -18,7 +18,7 @@
 // and every ISA AVX2, bit for bit). Include only from *_avx2.cpp / *_avx512*.cpp files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 

@@ -11,7 +11,7 @@
 // Include only from *_avx2.cpp / *_avx512*.cpp files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 

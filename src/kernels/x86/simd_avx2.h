@@ -3,7 +3,7 @@
 // (ggml-cpu/arch/x86/quants.c: hsum_float_8): (hi128 + lo128), then pairwise.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include <cstdint>
 #include <cstring>

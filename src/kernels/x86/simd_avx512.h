@@ -2,7 +2,7 @@
 // AVX2 helper of simd_avx2.h on 16 lanes, lane for lane the same bits.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 namespace kz::x86 {
 namespace {  // per file: see simd_avx2.h

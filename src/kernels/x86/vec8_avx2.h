@@ -3,7 +3,7 @@
 // *_avx2.cpp files.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/x86/intrinsics.h"
 
 #include "kernels/x86/simd_avx2.h"
 
