@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
@@ -14,9 +15,14 @@ void EngineFlags::declare(ArgParser& p) {
   p.add("-m,--model", "FILE", "model file (GGUF)", &model);
   p.add("-dev,--device,--backend", "NAME",
         "compute device: cpu (fast kernels; also spelled none), ref (scalar oracle), opencl[:N] "
-        "(kazeia devices lists N) or faulty:ENTRIES (test device: the cpu with the ops ENTRIES "
+        "(kazeia devices lists N), ggml:NAME (a ggml device, e.g. ggml:Vulkan0, ggml:HTP0; "
+        "kazeia devices lists them) or faulty:ENTRIES (test device: the cpu with the ops ENTRIES "
         "lists made wrong); default cpu",
         &backend);
+  p.add("--ggml-dir", "DIR",
+        "folder of the ggml 0.23.0 libraries for ggml:NAME devices (libggml-base.so and the "
+        "backends beside it; default $KAZEIA_GGML_DIR, else by name)",
+        &ggml_dir);
   p.add("--prefill-device", "NAME",
         "device for prompt batches of at least --prefill-threshold tokens (default --device)",
         &prefill_device);
@@ -27,8 +33,8 @@ void EngineFlags::declare(ArgParser& p) {
             std::to_string(prefill_threshold) + ")",
         &prefill_threshold);
   p.add("--repack", "auto|on|off",
-        "CPU weight repacking (x86): auto = off beside an OpenCL device, so that one copy of the "
-        "weights serves both (slower CPU kernels), else on",
+        "CPU weight repacking (x86): auto = off beside an accelerator (opencl, ggml), so that one "
+        "copy of the weights serves both (slower CPU kernels), else on",
         &repack);
   p.add("--op-filter", "LIST|FILE|auto",
         "ops to run on the CPU instead of the device, e.g. ssm_conv@prompt:channels=1024 (see "
@@ -63,7 +69,14 @@ void EngineFlags::check_cache_types(const Model& model) const {
   check_kv_cache_type(v_type(), head_dim, "--cache-type-v");
 }
 
+void EngineFlags::apply_ggml_dir() const {
+  // The ggml driver reads its folder from the environment, as an app embedding the library
+  // would set it.
+  if (!ggml_dir.empty()) setenv("KAZEIA_GGML_DIR", ggml_dir.c_str(), 1);
+}
+
 std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
+  apply_ggml_dir();
   DeviceOptions o;
   o.device = backend;
   o.prefill_device = prefill_device;
@@ -96,6 +109,7 @@ SpeculativeParams SpeculativeFlags::params(bool allow_replay) const {
 }
 
 SessionParams EngineFlags::session_params() const {
+  apply_ggml_dir();
   SessionParams sp;
   sp.n_threads = resolved_threads();
   sp.k_type = cache_type_k;

@@ -30,8 +30,11 @@ struct EngineFlags {
   int threads = 0;             // 0: all hardware threads
   std::optional<int64_t> ctx;  // --ctx-size; none: the command's default
   std::string cache_type_k = "f16", cache_type_v = "f16";
+  std::string ggml_dir;  // --ggml-dir; empty: $KAZEIA_GGML_DIR
 
   void declare(ArgParser& p);
+  // Points the ggml driver at --ggml-dir (sets $KAZEIA_GGML_DIR) when given.
+  void apply_ggml_dir() const;
   int resolved_threads() const;
   DType k_type() const;  // throws naming --cache-type-k on a bad value
   DType v_type() const;

@@ -17,6 +17,10 @@
 
 namespace kz {
 
+struct OpCall;       // backend/op_call.h
+struct OpShape;      // backend/op_call.h
+struct OpTolerance;  // backend/op_tolerance.h
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -54,6 +58,16 @@ class Backend {
   // shared memory that a device op used only after it. Ops whose outputs lie in other memory
   // have finished when they return. Host backends finish every op before returning.
   virtual void sync() {}
+
+  // Whether this backend runs `call` (its kind, shape and types). What a device refuses runs on
+  // the CPU instead (backend/filtered_backend.h), so a device never has to implement every op or
+  // shape. A backend that answers false throws kz::Error if the op is called anyway. Host
+  // backends run everything.
+  virtual bool supports(const OpCall& call) { return true; }
+  // How far this backend's result for an op of `shape` may be from `ref`'s: what the oracle
+  // allows (op_tolerance.h). A device that rounds more than the CPU does (F16 activations, a
+  // quantized query) says so here.
+  virtual OpTolerance tolerance(const OpShape& shape) const;
 
   // y[t][o] = sum_i W[o][i] * x[t][i]; x[n_tok][w.cols], y[n_tok][w.rows].
   virtual void matmul(const Matrix& w, const float* x, int64_t n_tok, float* y) = 0;

@@ -22,6 +22,8 @@ struct OpCheck {
   double worst_ratio = 0, bound = 0;
   int64_t worst_layer = -1;                        // -1: embedding or output head
   int64_t argmax_rows = 0, argmax_mismatches = 0;  // LM head rows compared / not agreeing
+  // The device refused the op (Backend::supports): it runs on the CPU, nothing to check.
+  bool refused = false;
   bool pass() const { return worst_ratio <= 1 && argmax_mismatches == 0; }
 };
 

@@ -1,7 +1,5 @@
-// Backends by name, as users pick them (--device): `cpu` (fast kernels), `ref` (the scalar
-// oracle), `opencl[:N]` (the N-th OpenCL device, `kazeia devices`), or `faulty:ENTRIES`, the CPU
-// backend with the ops ENTRIES lists made wrong (op filter syntax; a test and demonstration
-// device, backend/faulty_backend.h).
+// Backends by name, as users pick them (--device): the spellings are in device_registry.h
+// (`cpu`, `ref`, `opencl[:N]`, `ggml:NAME`, `faulty:ENTRIES`).
 #pragma once
 
 #include <memory>
@@ -11,7 +9,8 @@
 
 namespace kz {
 
-// Throws kz::Error "unknown device 'x' (expected cpu, ref, opencl[:N] or faulty:ENTRIES)".
+// Throws kz::Error "unknown device 'x' (expected cpu, ref, opencl[:N], ggml:NAME or
+// faulty:ENTRIES)", or the driver's own one-line error.
 std::unique_ptr<Backend> make_backend(std::string_view name, int n_threads);
 
 }  // namespace kz

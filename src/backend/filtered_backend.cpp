@@ -22,7 +22,13 @@ void FilteredBackend::reset_traffic() {
 }
 
 void FilteredBackend::dispatch(OpCall& call) {
-  const bool to_cpu = filter_.matches(call.shape);
+  const bool filtered = filter_.matches(call.shape);
+  const bool refused = !filtered && &device_ != &cpu_ && !device_.supports(call);
+  const bool to_cpu = filtered || refused;
+  if (refused) {
+    ++counts_.refused_ops;
+    refused_.insert(call.shape.to_string());
+  }
   if (to_cpu) {
     ++counts_.cpu_ops;
     if (!on_cpu_ && &device_ != &cpu_) device_.sync();  // the cpu reads what the device wrote

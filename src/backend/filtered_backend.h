@@ -1,9 +1,11 @@
-// The op filter in force: each op runs on `cpu` when the filter lists it, else on `device`. Where
-// the two differ, a CPU op after device ops first waits for the device (Backend::sync), which
-// the device counts in its traffic.
+// The op filter in force: each op runs on `cpu` when the filter lists it or the device refuses
+// it (Backend::supports), else on `device`. Where the two differ, a CPU op after device ops first
+// waits for the device (Backend::sync), which the device counts in its traffic.
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "backend/op_call.h"
 #include "backend/op_filter.h"
@@ -19,8 +21,11 @@ class FilteredBackend final : public InterceptingBackend {
 
   struct Counts {
     int64_t device_ops = 0, cpu_ops = 0;
+    int64_t refused_ops = 0;  // of cpu_ops: the device refused them (not the filter)
   };
   const Counts& counts() const { return counts_; }
+  // The op shapes the device refused so far ("attention@prompt:heads=..."), which ran on the CPU.
+  const std::set<std::string>& refused() const { return refused_; }
   // Clears the counts too.
   void reset_traffic() override;
 
@@ -32,6 +37,7 @@ class FilteredBackend final : public InterceptingBackend {
   Backend& cpu_;
   OpFilter filter_;
   Counts counts_;
+  std::set<std::string> refused_;
   bool on_cpu_ = false;  // where the last op ran
 };
 

@@ -21,4 +21,8 @@ OpTolerance op_tolerance(const OpShape& shape) {
   return shape.kind == "matmul" ? kRoundedActivations : kReordered;
 }
 
+OpTolerance Backend::tolerance(const OpShape& shape) const {
+  return op_tolerance(shape);
+}
+
 }  // namespace kz

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "backend/cpu_backend.h"
+#include "backend/device_registry.h"
 #include "backend/factory.h"
-#include "backend/opencl/opencl_backend.h"
 #include "backend/split_backend.h"
 #include "base/error.h"
 #include "base/hash.h"
@@ -81,8 +81,9 @@ Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
   } else {
     slot->filter = OpFilter::from_arg(text);
   }
-  // On the CPU itself the filter would route every op to where it already runs.
-  if (!slot->filter.empty() && slot->device)
+  // On the CPU itself the filter would route every op to where it already runs. An accelerator
+  // is always wrapped: what it refuses (Backend::supports) runs on the CPU.
+  if (slot->device && (!slot->filter.empty() || driver_for(name).accelerator))
     slot->filtered = std::make_unique<FilteredBackend>(device, *cpu_, slot->filter);
   slots_.push_back(std::move(slot));
   return *slots_.back();
@@ -106,7 +107,7 @@ Devices::Devices(const Model& model, const DeviceOptions& o)
   const std::string decode = device_name(o.decode_device, o.device);
   if (o.repack != "auto" && o.repack != "on" && o.repack != "off")
     fail("invalid weight repacking '", o.repack, "' (expected auto, on or off)");
-  const bool accelerator = opencl_device_index(prefill) || opencl_device_index(decode);
+  const bool accelerator = driver_for(prefill).accelerator || driver_for(decode).accelerator;
   auto cpu = std::make_unique<CpuBackend>(o.n_threads);
   cpu->set_repack(o.repack == "on" || (o.repack == "auto" && !accelerator));
   cpu_ = std::move(cpu);

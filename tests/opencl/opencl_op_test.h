@@ -1,5 +1,5 @@
 // What the OpenCL op tests share: a fixture holding the opencl backend (in one memory mode, the
-// test's parameter) beside `ref`, random inputs and random quantized weights.
+// test's parameter) beside `ref`; random inputs and weights: testing/random_weights.h.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 
 #include "backend/ref_backend.h"
 #include "opencl_device.h"
-#include "quant/quant.h"
 #include "testing/backend_conformance.h"
+#include "testing/random_weights.h"
 
 namespace kz {
 namespace opencl {
@@ -32,22 +32,6 @@ class OpenclOpTest : public ::testing::TestWithParam<opencl::MemoryMode> {
 
 inline std::string memory_mode_name(const ::testing::TestParamInfo<opencl::MemoryMode>& info) {
   return info.param == opencl::MemoryMode::kAuto ? "auto" : "copy";
-}
-
-struct Weights {
-  std::vector<uint8_t> bytes;
-  Matrix m;
-};
-
-// rows x cols weights of type t, row r quantized from random(cols, r + 1).
-inline Weights random_matrix(DType t, int64_t cols, int64_t rows) {
-  Weights w;
-  const uint64_t rb = row_bytes(t, cols);
-  w.bytes.resize(rb * rows);
-  for (int64_t r = 0; r < rows; ++r)
-    quantize_row(t, random(cols, uint32_t(r + 1)).data(), w.bytes.data() + r * rb, cols);
-  w.m = Matrix{t, cols, rows, w.bytes.data(), rb, "w", nullptr};
-  return w;
 }
 
 }  // namespace testing

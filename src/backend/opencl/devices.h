@@ -29,5 +29,7 @@ struct DeviceList {
 
 // Never throws for a missing library or a platform without devices: that is information.
 DeviceList list_devices();
+// The devices as `kazeia devices` prints them (opencl_listing.cpp).
+std::string describe_devices();
 
 }  // namespace kz::opencl
