@@ -74,18 +74,8 @@ TEST_P(GgmlFixture, PromptOnDeviceDecodeOnCpuChoosesAsCpu) {
                                                     split.backend(), cache);
     const auto want =
         testing::teacher_forced_logits(*m, rc.prompt, rc.continuation, *cpu, *cpu, cache);
-    int flips = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      const auto& w = want[i];
-      const size_t top = std::max_element(w.begin(), w.end()) - w.begin();
-      const size_t ours = std::max_element(got[i].begin(), got[i].end()) - got[i].begin();
-      if (ours == top) continue;
-      ++flips;
-      const auto& r = testing::logits_vector(rc, i);
-      const auto& e = testing::logits_vector(exact[0], i);
-      EXPECT_LE(w[top] - w[ours], testing::kTieFactor * testing::max_abs_diff(r, e))
-          << dtype_name(cache) << " step " << i << ": not a near tie";
-    }
+    SCOPED_TRACE(std::string(dtype_name(cache)) + " caches");
+    const int flips = testing::expect_same_choices_or_near_ties(got, want, rc, exact[0]);
     EXPECT_LE(flips, 2) << dtype_name(cache);
   }
 }

@@ -160,30 +160,8 @@ TEST_P(GgmlVsRef, KvStore) {
 }
 
 TEST_P(GgmlVsRef, Attention) {
-  for (DType kv_type : {DType::F32, DType::F16, DType::Q8_0}) {
-    for (auto [n_ctx_used, n_tok, n_head, n_kv, d] :
-         {std::tuple<int64_t, int64_t, int, int, int>{1, 1, 4, 2, 32},
-          {37, 1, 16, 8, 128},
-          {300, 5, 8, 2, 64},
-          {65, 65, 4, 1, 256},
-          {130, 64, 8, 8, 64}}) {
-      SCOPED_TRACE(std::string(dtype_name(kv_type)) + " ctx " + std::to_string(n_ctx_used) +
-                   " tokens " + std::to_string(n_tok) + " heads " + std::to_string(n_head) + "/" +
-                   std::to_string(n_kv));
-      const int64_t n_ctx = n_ctx_used + 3, pos0 = n_ctx_used - n_tok;  // unused tail positions
-      const int64_t row = int64_t(n_kv) * d;
-      std::vector<uint8_t> k(row_bytes(kv_type, d) * n_kv * n_ctx),
-          v(row_bytes(kv_type, d) * n_kv * n_ctx);
-      const KvCacheView kv{kv_type, kv_type, k.data(), v.data(), n_ctx, n_kv, d};
-      const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
-      ref_.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
-      const auto q = random(n_tok * n_head * d, 13, 2.0f);
-      std::vector<float> got(q.size()), want(q.size());
-      be_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
-      ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
-      KZ_EXPECT_CLOSE(got, want, kv_type == DType::Q8_0 ? tol_.attention_q8_0 : tol_.attention);
-    }
-  }
+  testing::expect_attention_matches(
+      *be_, ref_, [&](DType t) { return t == DType::Q8_0 ? tol_.attention_q8_0 : tol_.attention; });
 }
 
 TEST_P(GgmlVsRef, SsmConv) {
@@ -202,18 +180,8 @@ TEST_P(GgmlVsRef, SsmConv) {
 }
 
 TEST_P(GgmlVsRef, DeltaNetGates) {
-  for (auto [n_tok, n_v] : {std::pair<int64_t, int>{6, 5}, {1, 16}, {70, 32}}) {
-    const auto alpha = random(n_tok * n_v, 24, 8.0f), b = random(n_tok * n_v, 25);
-    const auto dt_bias = random(n_v, 26, 8.0f), a = random(n_v, 27);
-    std::vector<float> g1(n_tok * n_v), b1(g1.size()), g2(g1.size()), b2(g1.size());
-    be_->delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g1.data(),
-                         b1.data());
-    ref_.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
-                         b2.data());
-    KZ_EXPECT_CLOSE(g1, g2, tol_.transcendental) << "tokens " << n_tok;
-    KZ_EXPECT_CLOSE(b1, b2, tol_.transcendental) << "tokens " << n_tok;
-    be_->forget_weights();
-  }
+  testing::expect_delta_net_gates_match(*be_, ref_, tol_.transcendental,
+                                        [&] { be_->forget_weights(); });
 }
 
 TEST_P(GgmlVsRef, GatedDeltaRule) {

@@ -173,33 +173,24 @@ TEST_P(OpenclVsRef, KvStoreWritesTheReferenceBytes) {
 }
 
 TEST_P(OpenclVsRef, Attention) {
-  for (DType kv_type : {DType::F32, DType::F16, DType::Q8_0}) {
-    for (auto [n_ctx_used, n_tok, n_head, n_kv, d] :
-         {std::tuple<int64_t, int64_t, int, int, int>{1, 1, 4, 2, 32},
-          {37, 1, 16, 8, 128},
-          {300, 5, 8, 2, 64},
-          {65, 65, 4, 1, 256},
-          {130, 64, 8, 8, 64},
-          // The Qwen3.5-4B prompt shape (pp512): a group size picked by the driver overflowed
-          // PoCL's work-item stacks here.
-          {512, 512, 16, 4, 256}}) {
-      SCOPED_TRACE(std::string(dtype_name(kv_type)) + " ctx " + std::to_string(n_ctx_used) +
-                   " tokens " + std::to_string(n_tok) + " heads " + std::to_string(n_head) + "/" +
-                   std::to_string(n_kv));
-      const int64_t n_ctx = n_ctx_used + 3, pos0 = n_ctx_used - n_tok;  // unused tail positions
-      const int64_t row = int64_t(n_kv) * d;
-      std::vector<uint8_t> k(row_bytes(kv_type, d) * n_kv * n_ctx),
-          v(row_bytes(kv_type, d) * n_kv * n_ctx);
-      const KvCacheView kv{kv_type, kv_type, k.data(), v.data(), n_ctx, n_kv, d};
-      const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
-      ref_.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
-      const auto q = random(n_tok * n_head * d, 13, 2.0f);
-      std::vector<float> got(q.size()), want(q.size());
-      cl_->attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
-      ref_.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
-      KZ_EXPECT_CLOSE(got, want, kAttentionTol);
-    }
-  }
+  testing::expect_attention_matches(*cl_, ref_, [](DType) { return kAttentionTol; });
+}
+
+// The Qwen3.5-4B prompt shape (pp512): a group size picked by the driver overflowed PoCL's
+// work-item stacks here.
+TEST_P(OpenclVsRef, AttentionAtTheLargestPromptShape) {
+  const int64_t n = 512, n_ctx = n + 3;
+  const int n_head = 16, n_kv = 4, d = 256;
+  const int64_t row = int64_t(n_kv) * d;
+  std::vector<uint8_t> k(row_bytes(DType::F16, d) * n_kv * n_ctx), v(k.size());
+  const KvCacheView kv{DType::F16, DType::F16, k.data(), v.data(), n_ctx, n_kv, d};
+  const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
+  ref_.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
+  const auto q = random(n * n_head * d, 13, 2.0f);
+  std::vector<float> got(q.size()), want(q.size());
+  cl_->attention(q.data(), kv, 0, n, n_head, 1.0f / 16.0f, got.data());
+  ref_.attention(q.data(), kv, 0, n, n_head, 1.0f / 16.0f, want.data());
+  KZ_EXPECT_CLOSE(got, want, kAttentionTol);
 }
 
 // The convolution is the reference's operations in the reference's order: equal bits.
@@ -219,18 +210,8 @@ TEST_P(OpenclVsRef, SsmConvIsExact) {
 }
 
 TEST_P(OpenclVsRef, DeltaNetGates) {
-  for (auto [n_tok, n_v] : {std::pair<int64_t, int>{6, 5}, {1, 16}, {70, 32}}) {
-    const auto alpha = random(n_tok * n_v, 24, 8.0f), b = random(n_tok * n_v, 25);
-    const auto dt_bias = random(n_v, 26, 8.0f), a = random(n_v, 27);
-    std::vector<float> g1(n_tok * n_v), b1(g1.size()), g2(g1.size()), b2(g1.size());
-    cl_->delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g1.data(),
-                         b1.data());
-    ref_.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
-                         b2.data());
-    KZ_EXPECT_CLOSE(g1, g2, kTranscendentalTol) << "tokens " << n_tok;
-    KZ_EXPECT_CLOSE(b1, b2, kTranscendentalTol) << "tokens " << n_tok;
-    cl_->forget_weights();
-  }
+  testing::expect_delta_net_gates_match(*cl_, ref_, kTranscendentalTol,
+                                        [&] { cl_->forget_weights(); });
 }
 
 // Both forms of a prompt (the recurrence, the chunked form; decode is always the recurrence):

@@ -13,23 +13,15 @@
 #include "backend/factory.h"
 #include "opencl_device.h"
 #include "runtime/devices.h"
-#include "testing/reference_logits.h"
+#include "testing/fixture_checks.h"
 #include "testing/teacher_forced.h"
 
 namespace kz {
 namespace {
 
-constexpr double kTieFactor = 2.0;
-
 const char* const kModels[] = {"qwen3-tiny-f32",     "qwen3-tiny-q8_0",   "qwen3-small-q8_0",
                                "qwen3-small-q4_k_m", "qwen35-tiny-f32",   "qwen35-tiny-q4_0",
                                "qwen35-small-q4_0",  "qwen35-small-q8_0", "qwen35-small-q4_k_m"};
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  double m = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - b[i]));
-  return m;
-}
 
 class OpenclSplit : public ::testing::TestWithParam<const char*> {
  protected:
@@ -58,18 +50,8 @@ TEST_P(OpenclSplit, PrefillOnOpenclDecodeOnCpuChoosesAsCpu) {
                                                     split.backend(), split.backend(), cache);
     const auto want =
         testing::teacher_forced_logits(*model, rc.prompt, rc.continuation, *cpu, *cpu, cache);
-    int flips = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      const auto& w = want[i];
-      const size_t top = std::max_element(w.begin(), w.end()) - w.begin();
-      const size_t ours = std::max_element(got[i].begin(), got[i].end()) - got[i].begin();
-      if (ours == top) continue;
-      ++flips;
-      const auto& r = i == 0 ? rc.prefill_logits_last : rc.continuation_logits[i - 1];
-      const auto& e = i == 0 ? exact[0].prefill_logits_last : exact[0].continuation_logits[i - 1];
-      EXPECT_LE(w[top] - w[ours], kTieFactor * max_abs_diff(r, e))
-          << name << " " << dtype_name(cache) << " step " << i << ": not a near tie";
-    }
+    SCOPED_TRACE(name + " " + std::string(dtype_name(cache)));
+    const int flips = testing::expect_same_choices_or_near_ties(got, want, rc, exact[0]);
     EXPECT_LE(flips, 2) << name << " " << dtype_name(cache);
   }
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "quant/types.h"
 #include "testing/metrics.h"
 
 namespace kz::testing {
@@ -104,6 +105,53 @@ inline void expect_elementwise_matches(Backend& be, Backend& ref, double exp_tol
     be.mul_sigmoid(got.data(), b.data(), n);
     ref.mul_sigmoid(want.data(), b.data(), n);
     KZ_EXPECT_CLOSE(got, want, exp_tol) << "mul_sigmoid";
+  }
+}
+
+// Attention over caches of every type, one token and prompts, GQA ratios from 1 to 8, heads of
+// 32 to 256: `tol(cache type)` is the bound. The cache is filled by `ref`.
+inline void expect_attention_matches(Backend& be, Backend& ref,
+                                     const std::function<double(DType)>& tol) {
+  for (DType kv_type : {DType::F32, DType::F16, DType::Q8_0}) {
+    for (auto [n_ctx_used, n_tok, n_head, n_kv, d] :
+         {std::tuple<int64_t, int64_t, int, int, int>{1, 1, 4, 2, 32},
+          {37, 1, 16, 8, 128},
+          {300, 5, 8, 2, 64},
+          {65, 65, 4, 1, 256},
+          {130, 64, 8, 8, 64}}) {
+      SCOPED_TRACE(std::string(dtype_name(kv_type)) + " ctx " + std::to_string(n_ctx_used) +
+                   " tokens " + std::to_string(n_tok) + " heads " + std::to_string(n_head) + "/" +
+                   std::to_string(n_kv));
+      const int64_t n_ctx = n_ctx_used + 3, pos0 = n_ctx_used - n_tok;  // unused tail positions
+      const int64_t row = int64_t(n_kv) * d;
+      std::vector<uint8_t> k(row_bytes(kv_type, d) * n_kv * n_ctx),
+          v(row_bytes(kv_type, d) * n_kv * n_ctx);
+      const KvCacheView kv{kv_type, kv_type, k.data(), v.data(), n_ctx, n_kv, d};
+      const auto kf = random(n_ctx * row, 11), vf = random(n_ctx * row, 12);
+      ref.kv_store(kv, 0, n_ctx, kf.data(), vf.data());
+      const auto q = random(n_tok * n_head * d, 13, 2.0f);
+      std::vector<float> got(q.size()), want(q.size());
+      be.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), got.data());
+      ref.attention(q.data(), kv, pos0, n_tok, n_head, 1.0f / std::sqrt(float(d)), want.data());
+      KZ_EXPECT_CLOSE(got, want, tol(kv_type));
+    }
+  }
+}
+
+// The delta net's gates (softplus, sigmoid) over token and head counts. `after_each`: as above.
+inline void expect_delta_net_gates_match(
+    Backend& be, Backend& ref, double tol, const std::function<void()>& after_each = [] {}) {
+  for (auto [n_tok, n_v] : {std::pair<int64_t, int>{6, 5}, {1, 16}, {70, 32}}) {
+    const auto alpha = random(n_tok * n_v, 24, 8.0f), b = random(n_tok * n_v, 25);
+    const auto dt_bias = random(n_v, 26, 8.0f), a = random(n_v, 27);
+    std::vector<float> g1(n_tok * n_v), b1(g1.size()), g2(g1.size()), b2(g1.size());
+    be.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g1.data(),
+                       b1.data());
+    ref.delta_net_gates(alpha.data(), b.data(), dt_bias.data(), a.data(), n_tok, n_v, g2.data(),
+                        b2.data());
+    KZ_EXPECT_CLOSE(g1, g2, tol) << "tokens " << n_tok;
+    KZ_EXPECT_CLOSE(b1, b2, tol) << "tokens " << n_tok;
+    after_each();
   }
 }
 

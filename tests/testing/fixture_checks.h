@@ -102,4 +102,26 @@ inline std::pair<std::vector<double>, std::vector<double>> expect_rounded_like_r
   return {ours_to_rounded, rounded_to_exact};
 }
 
+// Step by step, `got` (e.g. a device's prompt then the CPU's decode) chooses the greedy token
+// `want` (the CPU alone) chooses, or a near tie of it: a top-2 gap below kTieFactor x the
+// reference's own largest logit shift (ref.json against ref-f32act.json at that step, `rounded`
+// and `exact`), which rounding may flip. Returns the steps that chose another token.
+inline int expect_same_choices_or_near_ties(const std::vector<std::vector<float>>& got,
+                                            const std::vector<std::vector<float>>& want,
+                                            const ReferenceCase& rounded,
+                                            const ReferenceCase& exact) {
+  int flips = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& w = want[i];
+    const size_t top = std::max_element(w.begin(), w.end()) - w.begin();
+    const size_t ours = std::max_element(got[i].begin(), got[i].end()) - got[i].begin();
+    if (ours == top) continue;
+    ++flips;
+    EXPECT_LE(w[top] - w[ours],
+              kTieFactor * max_abs_diff(logits_vector(rounded, i), logits_vector(exact, i)))
+        << "step " << i << ": not a near tie";
+  }
+  return flips;
+}
+
 }  // namespace kz::testing
