@@ -154,7 +154,7 @@ void GgmlBackend::matmul(const Matrix& w, const float* x, int64_t n_tok, float* 
   record("matmul", [&] {
     const ggml::Api& g = rec_->api();
     ggml_context* c = rec_->ctx();
-    ggml_tensor* W = rec_->weight(w.data, type_of(w.type), w.cols, w.rows);
+    ggml_tensor* W = rec_->weight(w.data, type_of(w.type), w.cols, w.rows, true);
     ggml_tensor* X = g.ggml_reshape_2d(c, rec_->input_f32(x, n_tok * w.cols), w.cols, n_tok);
     rec_->output(y, g.ggml_mul_mat(c, W, X));
   });

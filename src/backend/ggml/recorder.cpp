@@ -1,6 +1,7 @@
 #include "backend/ggml/recorder.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "base/shared_memory.h"
@@ -13,7 +14,6 @@ constexpr int64_t kNodeTensors = 2 * kGraphSize;
 constexpr int64_t kIoTensors = 4096;  // copied-in leaves of one graph
 constexpr int64_t kOpTensors = 256;   // more than any one op makes
 constexpr int64_t kWeightsPerContext = 512;
-constexpr uint64_t kHostPtrAlignment = 64;  // ggml's CPU buffers want 32
 
 // Thrown inside an op's build when the graph so far must run first (op() retries after it).
 struct NeedsFlush {};
@@ -57,6 +57,11 @@ Recorder::Recorder(const Library& lib, const DeviceInfo& device, int n_threads, 
   buft_ = g_.ggml_backend_dev_buffer_type(device.handle);
   galloc_ = g_.ggml_gallocr_new(buft_);
   ggml_backend_reg_t reg = g_.ggml_backend_dev_backend_reg(device.handle);
+  if (!std::getenv("KAZEIA_GGML_NO_REPACK"))
+    if (auto extra = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(
+            g_.ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts")))
+      for (ggml_backend_buffer_type_t* b = extra(device.handle); b && *b; ++b)
+        extra_bufts_.push_back(*b);
   if (auto set_threads = reinterpret_cast<ggml_backend_set_n_threads_t>(
           g_.ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads")))
     set_threads(backend_, n_threads);
@@ -193,7 +198,13 @@ ggml_tensor* Recorder::copy_in(const void* p, ggml_type type, int64_t n) {
   ggml_tensor* t = new_leaf(type, n);
   if (probing_) return t;
   const auto* b = static_cast<const uint8_t*>(p);
-  copies_.push_back({t, std::vector<uint8_t>(b, b + g_.ggml_nbytes(t))});
+  const uint64_t bytes = g_.ggml_nbytes(t);
+  // The host writes shared memory only after a sync (Backend::sync), and this graph's results
+  // reach it only after its inputs are read: read it then, without a copy now.
+  if (shared_memory::find(b, bytes))
+    copies_.push_back({t, {}, b});
+  else
+    copies_.push_back({t, std::vector<uint8_t>(b, b + bytes)});
   return t;
 }
 
@@ -213,40 +224,85 @@ ggml_tensor* Recorder::input(const void* p, ggml_type type, int64_t n) {
   return copy_in(p, type, n);
 }
 
-ggml_tensor* Recorder::weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1) {
-  if (probing_) return g_.ggml_new_tensor_2d(probe_ctx_, type, ne0, ne1);
-  const uint64_t bytes = g_.ggml_row_size(type, ne0) * ne1;
-  if (auto it = weights_.find({p, bytes}); it != weights_.end()) return it->second.t;
+ggml_tensor* Recorder::new_weight_tensor(ggml_type type, int64_t ne0, int64_t ne1) {
   if (weight_ctxs_.empty() || weights_in_ctx_ == kWeightsPerContext) {
     weight_ctxs_.push_back(new_context(g_, kWeightsPerContext, false));
     weights_in_ctx_ = 0;
   }
   ++weights_in_ctx_;
-  ggml_tensor* t = g_.ggml_new_tensor_2d(weight_ctxs_.back(), type, ne0, ne1);
-  ggml_backend_buffer_t buf = nullptr;
+  return g_.ggml_new_tensor_2d(weight_ctxs_.back(), type, ne0, ne1);
+}
+
+ggml_backend_buffer_t Recorder::place_weight(ggml_backend_buffer_type_t buft, ggml_tensor* t) {
+  // Devices may want more than the data (padding their kernels read into).
+  ggml_backend_buffer_t buf =
+      g_.ggml_backend_buft_alloc_buffer(buft, g_.ggml_backend_buft_get_alloc_size(buft, t));
+  if (!buf)
+    fail("ggml: device ", device_.name, " is out of memory for a weight of ", g_.ggml_nbytes(t),
+         " bytes");
+  if (g_.ggml_backend_tensor_alloc(buf, t, g_.ggml_backend_buffer_get_base(buf)) !=
+      GGML_STATUS_SUCCESS)
+    fail("ggml: device ", device_.name, " could not place a weight of ", g_.ggml_nbytes(t),
+         " bytes");
+  g_.ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+  weight_buffers_.push_back(buf);
+  return buf;
+}
+
+ggml_tensor* Recorder::repacked_weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1) {
+  for (ggml_backend_buffer_type_t buft : extra_bufts_) {
+    ggml_tensor* t = new_weight_tensor(type, ne0, ne1);
+    ggml_backend_buffer_t buf = place_weight(buft, t);
+    // Whether the device multiplies by it in this layout (the repacking takes only some types
+    // and shapes), asked of a product node made for the question before any byte is written.
+    ggml_init_params ip{};
+    ip.mem_size = 4 * g_.ggml_tensor_overhead();
+    ip.no_alloc = true;
+    ggml_context* c = g_.ggml_init(ip);
+    ggml_tensor* x = g_.ggml_new_tensor_2d(c, GGML_TYPE_F32, ne0, 8);
+    const bool ok = g_.ggml_backend_dev_supports_op(device_.handle, g_.ggml_mul_mat(c, t, x));
+    g_.ggml_free(c);
+    if (ok) {
+      g_.ggml_backend_tensor_set(t, p, 0, g_.ggml_nbytes(t));  // repacked as it is written
+      traffic_.weights_repacked += g_.ggml_nbytes(t);
+      return t;
+    }
+    weight_buffers_.pop_back();
+    g_.ggml_backend_buffer_free(buf);
+  }
+  return nullptr;
+}
+
+ggml_tensor* Recorder::weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1,
+                              bool for_products) {
+  if (probing_) return g_.ggml_new_tensor_2d(probe_ctx_, type, ne0, ne1);
+  const uint64_t bytes = g_.ggml_row_size(type, ne0) * ne1;
+  const WeightKey key{p, bytes, for_products};
+  if (auto it = weights_.find(key); it != weights_.end()) return it->second;
+  // A layout of the device's own for products (e.g. ggml's CPU's repacked Q4_0), as llama.cpp
+  // uses it: a second copy of the weight, counted.
+  if (for_products)
+    if (ggml_tensor* t = repacked_weight(p, type, ne0, ne1)) return weights_[key] = t;
+  ggml_tensor* t = new_weight_tensor(type, ne0, ne1);
   void* host = const_cast<void*>(p);
   // In place where the device takes host memory (the file mapping itself): one copy.
-  if (device_.buffer_from_host_ptr && reinterpret_cast<uintptr_t>(p) % kHostPtrAlignment == 0)
+  // (GGUF aligns tensor data to 32 bytes, what ggml's CPU buffers ask.)
+  ggml_backend_buffer_t buf = nullptr;
+  if (device_.buffer_from_host_ptr &&
+      reinterpret_cast<uintptr_t>(p) % g_.ggml_backend_buft_get_alignment(buft_) == 0)
     buf = g_.ggml_backend_dev_buffer_from_host_ptr(device_.handle, host, bytes, bytes);
   if (buf) {
     if (g_.ggml_backend_tensor_alloc(buf, t, host) != GGML_STATUS_SUCCESS)
       fail("ggml: device ", device_.name, " could not wrap a weight of ", bytes, " bytes");
+    g_.ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    weight_buffers_.push_back(buf);
     traffic_.weights_wrapped += bytes;
   } else {
-    // Devices may want more than the data (padding their kernels read into).
-    buf = g_.ggml_backend_buft_alloc_buffer(buft_, g_.ggml_backend_buft_get_alloc_size(buft_, t));
-    if (!buf)
-      fail("ggml: device ", device_.name, " is out of memory for a weight of ", bytes, " bytes");
-    if (g_.ggml_backend_tensor_alloc(buf, t, g_.ggml_backend_buffer_get_base(buf)) !=
-        GGML_STATUS_SUCCESS)
-      fail("ggml: device ", device_.name, " could not place a weight of ", bytes, " bytes");
+    place_weight(buft_, t);
     g_.ggml_backend_tensor_set(t, p, 0, bytes);
     traffic_.weights_uploaded += bytes;
   }
-  g_.ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-  weight_buffers_.push_back(buf);
-  weights_[{p, bytes}] = {t, bytes};
-  return t;
+  return weights_[key] = t;
 }
 
 void Recorder::output(void* p, ggml_tensor* t) {
@@ -342,8 +398,9 @@ void Recorder::flush() {
   for (const Written& w : written_) g_.ggml_set_output(w.t);
   place_inputs();
   for (const HostCopy& c : copies_) {
-    g_.ggml_backend_tensor_set(c.t, c.bytes.data(), 0, c.bytes.size());
-    traffic_.to_device += c.bytes.size();
+    const uint64_t bytes = g_.ggml_nbytes(c.t);
+    g_.ggml_backend_tensor_set(c.t, c.shared ? c.shared : c.bytes.data(), 0, bytes);
+    traffic_.to_device += bytes;
   }
   if (!g_.ggml_gallocr_alloc_graph(galloc_, graph_))
     fail("ggml: device ", device_.name, " could not allocate a graph of ", n_nodes, " nodes");

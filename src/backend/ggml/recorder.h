@@ -26,10 +26,12 @@ class Refused : public Error {
 };
 
 // Host-device traffic: graphs computed and their nodes; bytes copied in (activations, states,
-// K/V prefixes) and back (results); weights used in place or copied to the device, once each.
+// K/V prefixes) and back (results); weights used in place, copied to the device or repacked,
+// once each.
 struct Traffic {
   int64_t graphs = 0, nodes = 0;
   uint64_t to_device = 0, to_host = 0, weights_wrapped = 0, weights_uploaded = 0;
+  uint64_t weights_repacked = 0;  // second copies in the device's own layout
 };
 
 class Recorder {
@@ -55,8 +57,10 @@ class Recorder {
   ggml_tensor* input_f32(const float* p, int64_t n) { return input(p, GGML_TYPE_F32, n); }
   // Data the host made for this op (token ids, positions, masks): copied in, never looked up.
   ggml_tensor* copy_in(const void* p, ggml_type type, int64_t n);
-  // A weight (rows of ne0 elements) made once and found again by address.
-  ggml_tensor* weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1);
+  // A weight (rows of ne0 elements) made once and found again by address; `for_products`: only
+  // ever the first operand of mul_mat, so it may take the device's own layout (repacked).
+  ggml_tensor* weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1,
+                      bool for_products = false);
   // t (contiguous, ggml_nbytes(t) bytes) is the new value of host memory at p.
   void output(void* p, ggml_tensor* t);
 
@@ -84,9 +88,10 @@ class Recorder {
     uint64_t bytes;
     ggml_tensor* t;
   };
-  struct HostCopy {
+  struct HostCopy {  // what a leaf is filled with: shared memory read at flush(), else a copy
     ggml_tensor* t;
     std::vector<uint8_t> bytes;
+    const uint8_t* shared = nullptr;
   };
   struct CacheWrite {  // a cache's new rows for one head: leaf bytes [offset, +bytes) -> host
     ggml_tensor* leaf;
@@ -94,14 +99,19 @@ class Recorder {
     uint8_t* host;
     uint64_t bytes;
   };
-  struct Weight {
-    ggml_tensor* t;
+  struct WeightKey {
+    const void* p;
     uint64_t bytes;
+    bool for_products;
+    auto operator<=>(const WeightKey&) const = default;
   };
 
   void begin();
   void discard();
   void place_inputs();
+  ggml_tensor* new_weight_tensor(ggml_type type, int64_t ne0, int64_t ne1);
+  ggml_backend_buffer_t place_weight(ggml_backend_buffer_type_t buft, ggml_tensor* t);
+  ggml_tensor* repacked_weight(const void* p, ggml_type type, int64_t ne0, int64_t ne1);
   ggml_tensor* new_leaf(ggml_type type, int64_t ne0, int64_t ne1 = 1, int64_t ne2 = 1);
   // The first node made since `lo` in t's sources (t included) that the device refuses.
   ggml_tensor* first_refused(ggml_tensor* t, const uint8_t* lo, const uint8_t* hi) const;
@@ -140,7 +150,9 @@ class Recorder {
   std::vector<ggml_context*> weight_ctxs_;
   int64_t weights_in_ctx_ = 0;
   std::vector<ggml_backend_buffer_t> weight_buffers_;
-  std::map<std::pair<const void*, uint64_t>, Weight> weights_;
+  std::map<WeightKey, ggml_tensor*> weights_;
+  // The device's extra buffer types for weights (repacked layouts); $KAZEIA_GGML_NO_REPACK: none.
+  std::vector<ggml_backend_buffer_type_t> extra_bufts_;
 };
 
 }  // namespace kz::ggml
