@@ -30,7 +30,7 @@
 #   quantizer check (QuantizeModel.EveryTensorHoldsTheQuantizersBytes: scalar file quantizers;
 #   QuantFixture checks every block quantizer bit for bit), and the synthetic-model writer's
 #   tests (Synthetic: portable code);
-# - the tests that start the aarch64 `kazeia` binary as a child process (Cli, QuantizeCli,
+# - the tests that start the aarch64 `kazeia` binary as a child process (Cli, GgmlLoader, QuantizeCli,
 #   LimitsCli: that needs qemu registered with binfmt_misc), ModelFile* (a death test that
 #   re-executes the binary, and an address-space limit that applies to qemu itself), soak_short
 #   (the host's code, ~20x slower emulated) and valgrind (a host tool).
@@ -49,7 +49,7 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|SpeculativeSession\..*_mtp_|InjectedFault\..*_small_|^QuantizeModel\.EveryTensor|Synthetic|^Cli\.|^QuantizeCli\.|^LimitsCli\.|^ModelFile|^soak_short$'
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|SpeculativeSession\..*_mtp_|InjectedFault\..*_small_|^QuantizeModel\.EveryTensor|Synthetic|^Cli\.|^GgmlLoader\.|^QuantizeCli\.|^LimitsCli\.|^ModelFile|^soak_short$'
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {
