@@ -33,8 +33,7 @@ class GgmlBackend final : public Backend, private SharedMemoryListener {
   // $KAZEIA_GGML_DIR, else by name). Throws kz::Error (one line) when ggml or the device is
   // missing. Test settings (never for users): $KAZEIA_GGML_REFUSE=KIND,... makes supports()
   // refuse those op kinds; $KAZEIA_GGML_FAULT=KIND,... doubles those ops' results on the device,
-  // a wrong kernel for the oracle to catch; $KAZEIA_GGML_ISOLATE=KIND,... gives those ops a
-  // graph of their own (empty: none; default: a device workaround, see the constructor).
+  // a wrong kernel for the oracle to catch.
   GgmlBackend(const std::string& device, int n_threads, const std::string& ggml_dir = "");
   ~GgmlBackend() override;
 
@@ -92,7 +91,7 @@ class GgmlBackend final : public Backend, private SharedMemoryListener {
   std::unique_ptr<ggml::Recorder> rec_;
   std::map<std::string, bool> supported_;  // supports() by op shape
   bool probing_ = false, probe_result_ = false;
-  std::set<std::string> refused_kinds_, faulty_kinds_, isolated_kinds_;  // see the constructor
+  std::set<std::string> refused_kinds_, faulty_kinds_;  // test settings, see the constructor
   ggml::Traffic traffic_, traffic_base_;
 };
 

@@ -18,8 +18,8 @@ constexpr int64_t kWeightsPerContext = 512;
 // Thrown inside an op's build when the graph so far must run first (op() retries after it).
 struct NeedsFlush {};
 
-// In `memory` when given (kept by the caller from graph to graph, as llama.cpp keeps its graphs'
-// metadata: ggml-vulkan on lavapipe corrupted the heap when each graph's was freed), else its own.
+// In `memory` when given (kept by the caller, so a graph's metadata costs no allocation), else its
+// own.
 ggml_context* new_context(const Api& g, int64_t tensors, bool with_graph,
                           std::vector<uint8_t>* memory = nullptr) {
   ggml_init_params p{};
@@ -363,8 +363,8 @@ void Recorder::cache_store(void* base, ggml_type type, int64_t n_ctx, int head_d
 }
 
 void Recorder::place_inputs() {
-  // One buffer, kept from graph to graph and grown when a graph needs more: ggml-vulkan on
-  // lavapipe corrupted the heap when the inputs' buffer was freed and made anew at every graph.
+  // One buffer, kept from graph to graph and grown when a graph needs more: no device
+  // allocation per graph.
   const uint64_t align = g_.ggml_backend_buft_get_alignment(buft_);
   const auto aligned = [&](uint64_t n) { return (n + align - 1) / align * align; };
   uint64_t need = 0;

@@ -43,7 +43,6 @@ class Recorder {
 
   const Api& api() const { return g_; }
   ggml_context* ctx() const { return probing_ ? probe_ctx_ : ctx_; }
-  bool probing() const { return probing_; }
 
   // Records one op: `build` reads inputs (input(), weight(), copy_in(), cache()), makes nodes in
   // ctx() and names its results with output(). With `corrupt`, each result is doubled (a test
@@ -79,7 +78,6 @@ class Recorder {
 
   // Computes what was recorded and copies its results to host memory.
   void flush();
-  bool empty() const { return ctx_ == nullptr; }
   void forget_weights();
 
  private:
@@ -128,7 +126,7 @@ class Recorder {
   // This graph: nodes in ctx_, copied-in leaves in io_ctx_.
   ggml_context* ctx_ = nullptr;
   ggml_context* io_ctx_ = nullptr;
-  std::vector<uint8_t> node_memory_, io_memory_;  // their metadata, kept from graph to graph
+  std::vector<uint8_t> node_memory_, io_memory_;  // their metadata: allocated once, reused
   ggml_cgraph* graph_ = nullptr;
   ggml_backend_buffer_t io_buffer_ = nullptr;  // the copied-in leaves of every graph
   uint64_t io_capacity_ = 0;
