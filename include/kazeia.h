@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KAZEIA_API_VERSION 3
+#define KAZEIA_API_VERSION 4
 
 #if defined(_WIN32)
 #if defined(KAZEIA_BUILDING)
@@ -109,6 +109,9 @@ typedef struct kz_session_params {
   /*   device: one copy of the weights), "on", "off"; NULL: auto */
   /* API version 3: */
   int32_t context_overflow; /* a kz_context_overflow; default KZ_OVERFLOW_ERROR */
+  /* API version 4: */
+  int64_t device_layers; /* trunk layers whose ops run on the device (the first N; the rest */
+                         /*   of the model on the CPU); -1: all (default)                 */
 } kz_session_params;
 
 KAZEIA_API kz_session_params kz_session_params_default(void);
@@ -166,9 +169,9 @@ typedef struct kz_generate_params {
   int32_t add_generation_prompt;
   int32_t reuse_prefix; /* 0: recompute the whole history */
   /* API version 2: */
-  const char* tools; /* JSON array of tool definitions (OpenAI's {"type": "function", ...}),
-                        printed in the system turn as the template does; NULL: none. With
-                        tools, tool calls are parsed out of the reply (kz_generate_result). */
+  const char* tools;       /* JSON array of tool definitions (OpenAI's {"type": "function", ...}),
+                              printed in the system turn as the template does; NULL: none. With
+                              tools, tool calls are parsed out of the reply (kz_generate_result). */
   const char* speculative; /* speculative decoding: "none", "ngram" or "mtp" (the model's MTP
                               layer); NULL: none. Greedy output is unchanged, sampling keeps
                               its distribution (docs/architecture.md) */

@@ -22,8 +22,8 @@ order swapped from one round to the next, so that a shared machine's load falls 
      B = --device for everything, C = prefill on --device, decode on the CPU), --device
      opencl:0 (PoCL on this VM);
   and records each process's peak RSS (wait4), the load average around it, the machine (CPU
-  model, ISA flags), both commits and the date. `--chat` and `--spec` print their tables in
-  Markdown after the JSON rows (they have no JSON form yet): those tables are parsed here.
+  model, ISA flags), both commits and the date. Every kazeia figure comes from `bench -o json`
+  (its rows with "test" "chat" and "spec" too).
 
 Options: --kazeia BIN (env KAZEIA, default build/kazeia), --reference DIR (env REFERENCE,
 default ../reference/llama.cpp/build/bin), --models DIR (default ../bench-models; missing files
@@ -32,9 +32,10 @@ are made by ../shared/tools/make-bench-models.sh), -r N runs per test [3], --rou
 chat, spec, configs), --doc FILE [docs/benchmarks.md], --img DIR [docs/img].
 Needs python3 and python3-matplotlib (Debian) for the plots.
 
-Run time: on the 2-vCPU VM of 2026-12-06, with -r 2 --rounds 2 under a load average of 6-12
-(other engineers compiling), `run` took 38 minutes (the bench models already made); a quiet
-machine takes a fraction of that. --rounds 1, or --only, shortens it.
+Run time: 18 minutes (1094 s) with the defaults (-r 3 --rounds 2) on the quiet 2-vCPU VM of
+2026-12-06 (1-minute load average 0.8-3.5, the benchmarks' own two threads included), bench
+models already made; 38 minutes with -r 2 under a load average of 6-12. --rounds 1, or --only,
+shortens it.
 """
 import argparse
 import datetime
@@ -152,32 +153,8 @@ class Runner:
 
 
 def parse_output(out):
-    """`bench -o json` prints a JSON array, then (with --chat / --spec) Markdown tables."""
-    dec = json.JSONDecoder()
-    s = out.lstrip()
-    rows, rest = [], ""
-    if s.startswith("["):
-        rows, end = dec.raw_decode(s)
-        rest = s[end:]
-    else:
-        rest = s
-    res = {"rows": rows}
-    tables, title, cur = [], "", None
-    for line in rest.splitlines():
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if cur is None:
-                cur = {"title": title, "header": cells, "rows": []}
-                tables.append(cur)
-            elif not all(re.fullmatch(r":?-+:?", c) for c in cells):
-                cur["rows"].append(dict(zip(cur["header"], cells)))
-        else:
-            cur = None
-            if line.strip():
-                title = line.strip()
-    if tables:
-        res["tables"] = tables
-    return res
+    """`bench -o json` and `llama-bench -o json` print one JSON array."""
+    return {"rows": json.loads(out)}
 
 
 def models_ready(models_dir, kazeia, reference):
@@ -460,9 +437,9 @@ def render(a):
 
     # --- 3. chat ---
     chat = [r for r in runs if r["name"].startswith("chat-")]
-    if chat and chat[-1].get("tables"):
+    turns = [row for row in chat[-1]["rows"] if row["test"] == "chat"] if chat else []
+    if turns:
         rec = chat[-1]
-        tab = rec["tables"][0]
         w("### Multi-turn conversation: prefix reuse (kazeia only)")
         w("")
         w("Five user turns of ~184 tokens plus 16-token answers (~200 a turn), replayed -r times "
@@ -475,17 +452,22 @@ def render(a):
         w(re.sub(r"-m \S*/", "-m ", rec["command"]))
         w("```")
         w("")
-        w("| " + " | ".join(tab["header"]) + " |")
-        w("|" + "---:|" * len(tab["header"]))
-        for row in tab["rows"]:
-            w("| " + " | ".join(row[h] for h in tab["header"]) + " |")
+        w("| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
+          "new tokens alone ms | reuse / alone | new tokens at depth ms | reuse / at depth |")
+        w("|" + "---:|" * 10)
+        for row in turns:
+            w("| %d | %d | %d | %.1f | %.1f | %.1fx | %.1f | %.2fx | %.1f | %.2fx |" % (
+                row["turn"], row["prompt_tokens"], row["cached_tokens"], row["ttft_reuse_ms"],
+                row["ttft_recompute_ms"], row["speedup"], row["ttft_alone_ms"],
+                row["reuse_over_alone"], row["ttft_at_depth_ms"], row["reuse_over_at_depth"]))
         w("")
         w("![TTFT per turn with and without prefix reuse](img/bench-chat-ttft.png)")
         w("")
-        plot_chat(tab, os.path.join(img, "bench-chat-ttft.png"))
+        plot_chat(turns, os.path.join(img, "bench-chat-ttft.png"))
 
     # --- 4. speculative ---
-    spec = [r for r in runs if r["name"].startswith("spec-") and r.get("tables")]
+    spec = [r for r in runs if r["name"].startswith("spec-")
+            and any(row["test"] == "spec" for row in r["rows"])]
     if spec:
         w("### Speculative decoding: verification at full acceptance (kazeia only)")
         w("")
@@ -503,12 +485,12 @@ def render(a):
           "pass / plain token |")
         w("|---|---:|---:|---:|---:|---:|---:|")
         for rec in spec:
-            k = re.search(r"--draft (\d+)", rec["command"]).group(1)
-            for row in rec["tables"][0]["rows"]:
-                w("| %s | %s | %s | %s | %s | %s | %s |" % (
-                    shape_label(row["model"].replace(".gguf", "")), k, row["plain tg t/s"],
-                    row["speculative tg t/s"], row["speed-up"], row["tokens per pass"],
-                    row["pass / plain token"]))
+            for row in (r for r in rec["rows"] if r["test"] == "spec"):
+                w("| %s | %d | %.2f ± %.2f | %.2f ± %.2f | %.2fx | %.2f | %.2fx |" % (
+                    shape_label(row["model"].replace(".gguf", "")), row["draft"],
+                    row["plain_tok_s"], row["plain_tok_s_sd"], row["spec_tok_s"],
+                    row["spec_tok_s_sd"], row["speedup"], row["tokens_per_pass"],
+                    row["pass_cost"]))
         w("")
 
     # --- 5. configurations ---
@@ -668,23 +650,23 @@ def plot_depth(dep, path):
     save(fig, plt, path)
 
 
-def plot_chat(tab, path):
+def plot_chat(rows, path):
     plt = plt_()
-    turns = [int(r["turn"]) for r in tab["rows"]]
-    get = lambda key: [float(r[key]) for r in tab["rows"]]
+    turns = [r["turn"] for r in rows]
+    get = lambda key: [r[key] for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    ax.plot(turns, get("TTFT recompute ms"), marker="o", color=REF,
+    ax.plot(turns, get("ttft_recompute_ms"), marker="o", color=REF,
             label="whole history recomputed (kazeia, reuse off)")
-    ax.plot(turns, get("TTFT reuse ms"), marker="o", color=KAZ, label="prefix reused (kazeia)")
-    ax.plot(turns, get("new tokens alone ms"), ":", color="#2e7d32",
+    ax.plot(turns, get("ttft_reuse_ms"), marker="o", color=KAZ, label="prefix reused (kazeia)")
+    ax.plot(turns, get("ttft_alone_ms"), ":", color="#2e7d32",
             label="new tokens alone, at position 0")
-    for t, rec, reu in zip(turns, get("TTFT recompute ms"), get("TTFT reuse ms")):
+    for t, rec, reu in zip(turns, get("ttft_recompute_ms"), get("ttft_reuse_ms")):
         ax.annotate("%.1fx" % (rec / reu), (t, rec), ha="center", va="bottom", fontsize=9,
                     xytext=(0, 4), textcoords="offset points")
     ax.set_xticks(turns)
     ax.set_xlabel("turn (each adds ~200 tokens to the history)")
     ax.set_ylabel("time to first token, ms")
-    ax.set_ylim(0, max(get("TTFT recompute ms")) * 1.15)
+    ax.set_ylim(0, max(get("ttft_recompute_ms")) * 1.15)
     ax.set_title("TTFT per turn, with and without prefix reuse (%s)" % shape_label(CHAT_SHAPE))
     ax.legend(fontsize=9)
     save(fig, plt, path)

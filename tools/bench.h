@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/engine.h"
+#include "text/json.h"
 
 namespace kz::cli {
 
@@ -67,6 +68,17 @@ struct ChatReplayResult {
 ChatReplayResult replay_chat(const std::string& model_path, int turns, int tokens_per_turn,
                              SessionParams sp);
 
+// One model's -r replays, reported per turn as medians over the replays (and the median of each
+// replay's own ratios: the load of a shared machine falls on both sides): a Markdown table, or
+// one JSON row per turn (test "chat") for bench -o json.
+struct ChatBench {
+  std::string model;  // the file's name
+  int turns = 0, tokens_per_turn = 0;
+  std::vector<ChatReplayResult> runs;
+};
+void print_chat_table(const ChatBench& c);
+std::vector<Json> chat_json_rows(const ChatBench& c);
+
 // kazeia bench --spec: plain greedy decoding and speculative decoding side by side, alternating,
 // `reps` runs each of n_gen tokens after a prompt of n_prompt tokens (end-of-turn ignored).
 // Replay drafts the plain run's own tokens (full acceptance): the cost of verification itself.
@@ -77,6 +89,17 @@ struct SpeculativeBenchResult {
 };
 SpeculativeBenchResult bench_speculative(const std::string& model_path, SessionParams sp,
                                          SpeculativeParams spec, int n_prompt, int n_gen, int reps);
+
+// One model's --spec result: a row of a Markdown table (after print_speculative_header), or a
+// JSON row (test "spec") for bench -o json.
+struct SpeculativeBench {
+  std::string model, source;  // the file's name; --spec
+  int draft = 0, n_prompt = 0, n_gen = 0;
+  SpeculativeBenchResult result;
+};
+void print_speculative_header(const SpeculativeBench& s);
+void print_speculative_row(const SpeculativeBench& s);
+Json speculative_json_row(const SpeculativeBench& s);
 
 // kazeia bench --configs: A = CPU only, B = `device` for everything (with the op filter),
 // C = prefill on `device`, decode on the CPU; each in a child process (its own peak RSS), with

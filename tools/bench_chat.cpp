@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <sstream>
 
 #include "api/engine.h"
@@ -76,6 +77,74 @@ ChatReplayResult replay_chat(const std::string& model_path, int turns, int token
     history.push_back({"assistant", a.text, ""});
   }
   return out;
+}
+
+namespace {
+
+// Turn t's figures: medians over the replays.
+struct ChatTurn {
+  int64_t prompt_tokens = 0, cached_tokens = 0;
+  double reuse_ms = 0, recompute_ms = 0, speedup = 0, alone_ms = 0, reuse_over_alone = 0,
+         at_depth_ms = 0, reuse_over_at_depth = 0;
+};
+
+ChatTurn chat_turn(const ChatBench& c, int t) {
+  auto median = [&](auto of) {
+    std::vector<double> v;
+    for (const ChatReplayResult& r : c.runs) v.push_back(of(r));
+    return median_of(v);
+  };
+  ChatTurn turn;
+  turn.prompt_tokens = c.runs.front().prompt_tokens[t];
+  turn.cached_tokens = c.runs.front().cached_tokens[t];
+  turn.reuse_ms = median([&](const auto& r) { return r.ttft_reuse_s[t]; }) * 1e3;
+  turn.recompute_ms = median([&](const auto& r) { return r.ttft_recompute_s[t]; }) * 1e3;
+  turn.speedup = median([&](const auto& r) { return r.ttft_recompute_s[t] / r.ttft_reuse_s[t]; });
+  turn.alone_ms = median([&](const auto& r) { return r.ttft_alone_s[t]; }) * 1e3;
+  turn.reuse_over_alone =
+      median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_alone_s[t]; });
+  turn.at_depth_ms = median([&](const auto& r) { return r.ttft_at_depth_s[t]; }) * 1e3;
+  turn.reuse_over_at_depth =
+      median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_at_depth_s[t]; });
+  return turn;
+}
+
+}  // namespace
+
+void print_chat_table(const ChatBench& c) {
+  std::printf("\nchat replay: %s, %d turns of ~%d tokens, medians of %zu replays\n",
+              c.model.c_str(), c.turns, c.tokens_per_turn, c.runs.size());
+  std::printf(
+      "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
+      "new tokens alone ms | reuse / alone | new tokens at depth ms | reuse / at depth |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (int t = 0; t < c.turns; ++t) {
+    const ChatTurn x = chat_turn(c, t);
+    std::printf("| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx | %.1f | %.2fx |\n", t + 1,
+                (long long)x.prompt_tokens, (long long)x.cached_tokens, x.reuse_ms, x.recompute_ms,
+                x.speedup, x.alone_ms, x.reuse_over_alone, x.at_depth_ms, x.reuse_over_at_depth);
+  }
+}
+
+std::vector<Json> chat_json_rows(const ChatBench& c) {
+  std::vector<Json> rows;
+  for (int t = 0; t < c.turns; ++t) {
+    const ChatTurn x = chat_turn(c, t);
+    rows.push_back(Json::object({{"model", c.model},
+                                 {"test", "chat"},
+                                 {"turn", t + 1},
+                                 {"replays", int64_t(c.runs.size())},
+                                 {"prompt_tokens", x.prompt_tokens},
+                                 {"cached_tokens", x.cached_tokens},
+                                 {"ttft_reuse_ms", x.reuse_ms},
+                                 {"ttft_recompute_ms", x.recompute_ms},
+                                 {"speedup", x.speedup},
+                                 {"ttft_alone_ms", x.alone_ms},
+                                 {"reuse_over_alone", x.reuse_over_alone},
+                                 {"ttft_at_depth_ms", x.at_depth_ms},
+                                 {"reuse_over_at_depth", x.reuse_over_at_depth}}));
+  }
+  return rows;
 }
 
 }  // namespace kz::cli

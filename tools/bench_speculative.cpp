@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 
 #include "api/engine.h"
 #include "bench.h"
@@ -44,6 +45,53 @@ SpeculativeBenchResult bench_speculative(const std::string& model_path, SessionP
   out.spec_tok_s = stat_of(spec_speed);
   if (!pass_s.empty()) out.pass_cost = median_of(pass_s) / median_of(token_s);
   return out;
+}
+
+namespace {
+
+double accepted_pct(const SpeculativeStats& s) {
+  return s.drafted ? 100.0 * double(s.accepted) / double(s.drafted) : 0;
+}
+
+// Tokens each verification pass yields: its accepted drafts and the one token it always adds.
+double tokens_per_pass(const SpeculativeStats& s) {
+  return s.passes ? double(s.accepted + s.passes) / double(s.passes) : 0;
+}
+
+}  // namespace
+
+void print_speculative_header(const SpeculativeBench& s) {
+  std::printf("\nspeculative decoding: --spec %s --draft %d, %d tokens after a %d-token prompt\n",
+              s.source.c_str(), s.draft, s.n_gen, s.n_prompt);
+  std::printf(
+      "| model | plain tg t/s | speculative tg t/s | speed-up | accepted | tokens per pass | "
+      "pass / plain token |\n|---|---:|---:|---:|---:|---:|---:|\n");
+}
+
+void print_speculative_row(const SpeculativeBench& s) {
+  const SpeculativeBenchResult& r = s.result;
+  std::printf("| %s | %.2f ± %.2f | %.2f ± %.2f | %.2fx | %.1f%% | %.2f | %.2fx |\n",
+              s.model.c_str(), r.plain_tok_s.mean, r.plain_tok_s.sd, r.spec_tok_s.mean,
+              r.spec_tok_s.sd, r.spec_tok_s.mean / r.plain_tok_s.mean, accepted_pct(r.stats),
+              tokens_per_pass(r.stats), r.pass_cost);
+}
+
+Json speculative_json_row(const SpeculativeBench& s) {
+  const SpeculativeBenchResult& r = s.result;
+  return Json::object({{"model", s.model},
+                       {"test", "spec"},
+                       {"source", s.source},
+                       {"draft", s.draft},
+                       {"n_prompt", s.n_prompt},
+                       {"n_gen", s.n_gen},
+                       {"plain_tok_s", r.plain_tok_s.mean},
+                       {"plain_tok_s_sd", r.plain_tok_s.sd},
+                       {"spec_tok_s", r.spec_tok_s.mean},
+                       {"spec_tok_s_sd", r.spec_tok_s.sd},
+                       {"speedup", r.spec_tok_s.mean / r.plain_tok_s.mean},
+                       {"accepted_pct", accepted_pct(r.stats)},
+                       {"tokens_per_pass", tokens_per_pass(r.stats)},
+                       {"pass_cost", r.pass_cost}});
 }
 
 }  // namespace kz::cli

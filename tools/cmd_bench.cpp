@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "backend/ggml/ggml_backend.h"
 #include "backend/profiling_backend.h"
 #include "base/error.h"
 #include "base/progress.h"
@@ -70,16 +71,53 @@ std::vector<int32_t> bench_tokens(int64_t n, int64_t n_vocab) {
   return t;
 }
 
+std::string file_name(const std::string& path) {
+  return path.substr(path.find_last_of('/') + 1);
+}
+
+Json row_json(const Row& r, double peak_mib, const std::string& isa) {
+  return Json::object({{"model", r.model},
+                       {"size", int64_t(r.size)},
+                       {"type", r.type},
+                       {"backend", r.backend},
+                       {"threads", r.threads},
+                       {"kv", r.kv},
+                       {"test", r.test},
+                       {"tok_s", r.tok_s.mean},
+                       {"tok_s_sd", r.tok_s.sd},
+                       {r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra},
+                       {"peak_rss_mib", peak_mib},
+                       {"isa", isa},
+                       {"op_filter", r.op_filter},
+                       {"syncs_per_token", r.syncs_per_token},
+                       {"bytes_per_token", r.bytes_per_token}});
+}
+
 // Where the ops of the last timed run ran (with an op filter in force) and its host-device
 // traffic per token.
 void print_traffic(const FilteredBackend* f, const Row& row) {
   if (f) {
     const FilteredBackend::Counts& c = f->counts();
-    std::printf("  op filter %s: %lld ops on the device, %lld on the cpu\n",
-                f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops);
+    std::printf(
+        "  op filter %s: %lld ops on the device, %lld on the cpu (%lld refused by the device, "
+        "%lld outside --device-layers)\n",
+        f->filter().to_string().c_str(), (long long)c.device_ops, (long long)c.cpu_ops,
+        (long long)c.refused_ops, (long long)c.layer_ops);
   }
   std::printf("  host-device traffic: %.2f syncs per token, %.0f bytes copied per token\n",
               row.syncs_per_token, row.bytes_per_token);
+}
+
+// What the weights cost a ggml device (stderr, beside the device line): those it reads in place,
+// its own copies (uploads to its memory) and its repacked second copies.
+void print_device_weights(FilteredBackend* f) {
+  const auto* g = f ? dynamic_cast<const GgmlBackend*>(&f->device()) : nullptr;
+  if (!g) return;
+  const ggml::Traffic& c = g->counters();
+  std::fprintf(stderr,
+               "bench: weights on %s: %.1f MiB in place, %.1f MiB uploaded, %.1f MiB repacked\n",
+               g->device_key().c_str(), double(c.weights_wrapped) / 1048576.0,
+               double(c.weights_uploaded) / 1048576.0, double(c.weights_repacked) / 1048576.0);
 }
 
 // What a run is, for the progress line: "m.gguf pp512 @ d4096 run 2/6" (run 1 warms up), or
@@ -91,15 +129,19 @@ std::string run_name(const std::string& model, const char* test, int n, const st
   return s + (r == 0 ? " warm-up" : " run " + std::to_string(r) + "/" + std::to_string(reps));
 }
 
+void print_times(const char* title, const std::map<std::string, double>& times, double total) {
+  std::printf("  %s:\n", title);
+  for (const auto& [k, v] : times)
+    std::printf("    %-28s %9.3f ms %5.1f%%\n", k.c_str(), v * 1e3, 100 * v / total);
+}
+
 void print_profile(const char* phase, const OpTimes& t) {
   double total = 0;
   for (const auto& [k, v] : t.by_op) total += v;
-  std::printf("\nprofile (%s): %.3f s in ops\n  by op:\n", phase, total);
-  for (const auto& [k, v] : t.by_op)
-    std::printf("    %-22s %9.3f ms %5.1f%%\n", k.c_str(), v * 1e3, 100 * v / total);
-  std::printf("  by layer kind:\n");
-  for (const auto& [k, v] : t.by_layer)
-    std::printf("    %-22s %9.3f ms %5.1f%%\n", k.c_str(), v * 1e3, 100 * v / total);
+  std::printf("\nprofile (%s): %.3f s in ops\n", phase, total);
+  print_times("by op", t.by_op, total);
+  print_times("by layer kind", t.by_layer, total);
+  if (t.by_device.size() > 1) print_times("by device", t.by_device, total);
 }
 
 }  // namespace
@@ -194,7 +236,7 @@ int cmd_bench(int argc, char** argv) {
     // (to time it), which would change both the speed and the synchronisations measured.
     ProfilingBackend profiled(inner);
     Row base;
-    base.model = path.substr(path.find_last_of('/') + 1);
+    base.model = file_name(path);
     base.type = dominant_type(model->file());
     base.size = model->file().file_size();
     base.backend = device_label(engine);
@@ -290,6 +332,40 @@ int cmd_bench(int argc, char** argv) {
         }
       }
     }
+    progress.clear();
+    print_device_weights(devices->filtered());
+  }
+
+  // --spec and --chat run after the pp/tg tests, each engine of its own (Session API).
+  std::vector<SpeculativeBench> spec_results;
+  if (spec_params.source != DraftSource::None && n_gen > 1) {
+    for (const auto& path : models) {
+      SpeculativeBench s;
+      s.model = file_name(path);
+      s.source = spec.source;
+      s.draft = spec.draft;
+      s.n_prompt = 32;
+      s.n_gen = n_gen;
+      run_begins(s.model + " --spec " + spec.source);
+      s.result =
+          bench_speculative(path, engine.session_params(), spec_params, s.n_prompt, n_gen, reps);
+      spec_results.push_back(s);
+    }
+  }
+  std::vector<ChatBench> chat_results;
+  if (chat_turns > 0) {
+    for (const auto& path : models) {
+      ChatBench c;
+      c.model = file_name(path);
+      c.turns = chat_turns;
+      c.tokens_per_turn = chat_tokens;
+      for (int r = 0; r < reps; ++r) {  // each replay in a fresh engine
+        run_begins(c.model + " --chat replay " + std::to_string(r + 1) + "/" +
+                   std::to_string(reps));
+        c.runs.push_back(replay_chat(path, chat_turns, chat_tokens, engine.session_params()));
+      }
+      chat_results.push_back(std::move(c));
+    }
   }
 
   progress.clear();
@@ -299,22 +375,16 @@ int cmd_bench(int argc, char** argv) {
   const double peak_mib = (double(usage.ru_maxrss) - probe_kib) / 1024.0;
   const std::string kernels = kernel_table().isa;
   if (output == "json") {
-    std::printf("[\n");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      std::printf(
-          "  {\"model\": \"%s\", \"size\": %llu, \"type\": \"%s\", \"backend\": \"%s\", "
-          "\"threads\": %d, \"kv\": \"%s\", \"test\": \"%s\", \"tok_s\": %.3f, "
-          "\"tok_s_sd\": %.3f, \"%s\": %.3f, \"peak_rss_mib\": %.1f, \"isa\": \"%s\", "
-          "\"op_filter\": \"%s\", \"syncs_per_token\": %.4f, \"bytes_per_token\": %.1f}%s\n",
-          r.model.c_str(), (unsigned long long)r.size, r.type.c_str(), r.backend.c_str(), r.threads,
-          r.kv.c_str(), r.test.c_str(), r.tok_s.mean, r.tok_s.sd,
-          r.test.rfind("pp", 0) == 0 ? "ttft_ms" : "roofline_pct", r.extra, peak_mib,
-          kernels.c_str(), r.op_filter.c_str(), r.syncs_per_token, r.bytes_per_token,
-          i + 1 < rows.size() ? "," : "");
-    }
-    std::printf("]\n");
-  } else if (output == "csv") {
+    // One array: the pp/tg rows, then --spec's and --chat's (their "test" says which).
+    Json::Array out;
+    for (const Row& r : rows) out.push_back(row_json(r, peak_mib, kernels));
+    for (const SpeculativeBench& s : spec_results) out.push_back(speculative_json_row(s));
+    for (const ChatBench& c : chat_results)
+      for (Json& row : chat_json_rows(c)) out.push_back(std::move(row));
+    std::printf("%s\n", to_json_text(Json::array(std::move(out))).c_str());
+    return 0;
+  }
+  if (output == "csv") {
     std::printf(
         "model,size,type,backend,threads,kv,test,tok_s,tok_s_sd,ttft_ms_or_roofline_pct,peak_rss_"
         "mib,syncs_per_token,bytes_per_token,op_filter\n");
@@ -341,66 +411,10 @@ int cmd_bench(int argc, char** argv) {
                   bandwidths.size());
     std::printf("\n");
   }
-
-  if (spec_params.source != DraftSource::None && n_gen > 1) {
-    std::printf("\nspeculative decoding: --spec %s --draft %d, %d tokens after a 32-token prompt\n",
-                spec.source.c_str(), spec.draft, n_gen);
-    std::printf(
-        "| model | plain tg t/s | speculative tg t/s | speed-up | accepted | tokens per pass | "
-        "pass / plain token |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    for (const auto& path : models) {
-      run_begins(path.substr(path.find_last_of('/') + 1) + " --spec " + spec.source);
-      const SpeculativeBenchResult s =
-          bench_speculative(path, engine.session_params(), spec_params, 32, n_gen, reps);
-      progress.clear();
-      const double accepted =
-          s.stats.drafted ? 100.0 * double(s.stats.accepted) / double(s.stats.drafted) : 0;
-      const double per_pass =
-          s.stats.passes ? double(s.stats.accepted + s.stats.passes) / double(s.stats.passes) : 0;
-      std::printf("| %s | %.2f ± %.2f | %.2f ± %.2f | %.2fx | %.1f%% | %.2f | %.2fx |\n",
-                  path.substr(path.find_last_of('/') + 1).c_str(), s.plain_tok_s.mean,
-                  s.plain_tok_s.sd, s.spec_tok_s.mean, s.spec_tok_s.sd,
-                  s.spec_tok_s.mean / s.plain_tok_s.mean, accepted, per_pass, s.pass_cost);
-    }
-  }
-
-  if (chat_turns > 0) {
-    for (const auto& path : models) {
-      // -r replays, each in a fresh engine; per turn the medians over the replays, and the
-      // median of each replay's own ratios (the load of a shared machine falls on both sides).
-      std::vector<ChatReplayResult> runs;
-      for (int r = 0; r < reps; ++r) {
-        run_begins(path.substr(path.find_last_of('/') + 1) + " --chat replay " +
-                   std::to_string(r + 1) + "/" + std::to_string(reps));
-        runs.push_back(replay_chat(path, chat_turns, chat_tokens, engine.session_params()));
-      }
-      progress.clear();
-      std::printf("\nchat replay: %s, %d turns of ~%d tokens, medians of %d replays\n",
-                  path.c_str(), chat_turns, chat_tokens, reps);
-      std::printf(
-          "| turn | prompt tokens | cached | TTFT reuse ms | TTFT recompute ms | speed-up | "
-          "new tokens alone ms | reuse / alone | new tokens at depth ms | reuse / at depth |\n");
-      std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-      for (int t = 0; t < chat_turns; ++t) {
-        auto median = [&](auto of) {
-          std::vector<double> v;
-          for (const ChatReplayResult& c : runs) v.push_back(of(c));
-          return median_of(v);
-        };
-        const ChatReplayResult& c = runs.front();
-        std::printf(
-            "| %d | %lld | %lld | %.1f | %.1f | %.1fx | %.1f | %.2fx | %.1f | %.2fx |\n", t + 1,
-            (long long)c.prompt_tokens[t], (long long)c.cached_tokens[t],
-            median([&](const auto& r) { return r.ttft_reuse_s[t]; }) * 1e3,
-            median([&](const auto& r) { return r.ttft_recompute_s[t]; }) * 1e3,
-            median([&](const auto& r) { return r.ttft_recompute_s[t] / r.ttft_reuse_s[t]; }),
-            median([&](const auto& r) { return r.ttft_alone_s[t]; }) * 1e3,
-            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_alone_s[t]; }),
-            median([&](const auto& r) { return r.ttft_at_depth_s[t]; }) * 1e3,
-            median([&](const auto& r) { return r.ttft_reuse_s[t] / r.ttft_at_depth_s[t]; }));
-      }
-    }
-  }
+  // CSV has no form for them: Markdown tables follow, as they always did.
+  if (!spec_results.empty()) print_speculative_header(spec_results.front());
+  for (const SpeculativeBench& s : spec_results) print_speculative_row(s);
+  for (const ChatBench& c : chat_results) print_chat_table(c);
   return 0;
 }
 

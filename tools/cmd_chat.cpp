@@ -37,7 +37,7 @@ int cmd_chat(int argc, char** argv) {
   SpeculativeFlags spec;
   GenerateParams gp;
   std::string system, tools_file, overflow = "error";
-  bool no_think = false, stats = false;
+  bool no_think = false, stats = false, quiet = false;
   ArgParser p("kazeia chat",
               "Chat with a model in its own chat format. Type a message and press Enter. "
               "Commands: /reset (forget the conversation), /save FILE, /load FILE (session "
@@ -59,6 +59,7 @@ int cmd_chat(int argc, char** argv) {
         &overflow);
   p.add_switch("--no-think", "enable_thinking = false in the chat template", &no_think);
   p.add_switch("--stats", "print token counts and timings after each answer", &stats);
+  add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   check_generation_flags(gp);
@@ -72,6 +73,7 @@ int cmd_chat(int argc, char** argv) {
   session_params.context_overflow = overflow_policy;
   Session session(engine, session_params);
   EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
+  warm_up_with_progress(session, engine->model(), quiet);
 
   std::vector<ChatMessage> history;
   if (!system.empty()) history.push_back({"system", system, ""});

@@ -31,7 +31,7 @@ int cmd_run(int argc, char** argv) {
   GenerateParams gp;
   SamplingParams& sp = gp.sampling;
   std::string prompt, prompt_file;
-  bool no_display_prompt = false, special = false;
+  bool no_display_prompt = false, special = false, quiet = false;
   gp.max_tokens = 128;
   ArgParser p("kazeia run",
               "Complete a prompt: the text is tokenized as plain text (with --special, ChatML "
@@ -58,6 +58,7 @@ int cmd_run(int argc, char** argv) {
   p.add_switch("--ignore-eos", "keep generating past end-of-turn tokens", &gp.ignore_eos);
   p.add_switch("--no-display-prompt", "print only the generated text, not the prompt first",
                &no_display_prompt);
+  add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
   if (!prompt_file.empty()) prompt = read_file(prompt_file);
@@ -70,6 +71,7 @@ int cmd_run(int argc, char** argv) {
   const SessionParams session_params = engine_flags.session_params(engine->model());
   Session session(engine, session_params);
   EngineFlags::warn_past_training(engine->model(), session_params.n_ctx);
+  warm_up_with_progress(session, engine->model(), quiet);
   const double load_s = load_timer.seconds();
 
   const std::vector<int32_t> tokens = engine->tokenizer().encode(prompt, special);

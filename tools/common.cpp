@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/thread_pool.h"
 #include "model/hparams.h"
 #include "model/model.h"
@@ -32,6 +33,11 @@ void EngineFlags::declare(ArgParser& p) {
         "shortest batch that runs on the prefill device (default " +
             std::to_string(prefill_threshold) + ")",
         &prefill_threshold);
+  p.add("--device-layers", "N",
+        "run only the first N layers' ops on the device (the rest of the model, embedding and "
+        "output head included, on the CPU), so that the device holds only their weights; "
+        "default: all",
+        &device_layers);
   p.add("--repack", "auto|on|off",
         "CPU weight repacking (x86): auto = off beside an accelerator (opencl, ggml), so that one "
         "copy of the weights serves both (slower CPU kernels), else on",
@@ -82,6 +88,7 @@ std::unique_ptr<Devices> EngineFlags::open_devices(const Model& model) const {
   o.prefill_device = prefill_device;
   o.decode_device = decode_device;
   o.prefill_min_tokens = prefill_threshold;
+  o.device_layers = device_layers;
   o.repack = repack;
   o.op_filter = op_filter;
   o.n_threads = resolved_threads();
@@ -119,6 +126,7 @@ SessionParams EngineFlags::session_params() const {
   sp.prefill_device = prefill_device;
   sp.decode_device = decode_device;
   sp.prefill_min_tokens = prefill_threshold;
+  sp.device_layers = device_layers;
   sp.repack = repack;
   return sp;
 }
@@ -164,6 +172,16 @@ ContextOverflow parse_context_overflow(const std::string& value) {
   if (value == "error") return ContextOverflow::Error;
   if (value == "drop-oldest") return ContextOverflow::DropOldestTurns;
   fail("invalid --context-overflow '", value, "' (expected error or drop-oldest)");
+}
+
+void warm_up_with_progress(Session& session, const Model& model, bool quiet) {
+  const int64_t n_layer = model.info().n_layer;
+  Progress progress("loading", double(n_layer + 1), quiet);
+  session.warm_up([&](int64_t done, int64_t total) {
+    progress.update(double(done), done < n_layer ? "layer " + std::to_string(done + 1) + "/" +
+                                                       std::to_string(n_layer)
+                                                 : std::string("output head"));
+  });
 }
 
 }  // namespace kz::cli

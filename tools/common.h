@@ -26,6 +26,7 @@ struct EngineFlags {
   std::string op_filter;                      // empty: $KAZEIA_OPFILTER, else none
   std::string prefill_device, decode_device;  // empty: --device
   int64_t prefill_threshold = DeviceOptions{}.prefill_min_tokens;
+  int64_t device_layers = DeviceOptions{}.device_layers;  // -1: all
   std::string repack = "auto";
   int threads = 0;             // 0: all hardware threads
   std::optional<int64_t> ctx;  // --ctx-size; none: the command's default
@@ -90,5 +91,9 @@ int cmd_bench(int argc, char** argv);
 int cmd_oracle(int argc, char** argv);
 int cmd_devices(int argc, char** argv);
 int cmd_serve(int argc, char** argv);
+
+// Session::warm_up with a progress line on a terminal ("loading", per layer) unless `quiet`: the
+// weights' first-use costs (page faults, repacking) are paid before the first prompt.
+void warm_up_with_progress(Session& session, const Model& model, bool quiet);
 
 }  // namespace kz::cli

@@ -151,6 +151,7 @@ kz::SessionParams to_cpp(const kz_session_params* p) {
   if (KZ_HAS(p, prefill_min_tokens)) out.prefill_min_tokens = p->prefill_min_tokens;
   if (KZ_HAS(p, repack) && p->repack) out.repack = p->repack;
   if (KZ_HAS(p, context_overflow)) out.context_overflow = to_cpp(p->context_overflow);
+  if (KZ_HAS(p, device_layers)) out.device_layers = p->device_layers;
   return out;
 }
 
@@ -426,6 +427,7 @@ kz_session_params kz_session_params_default(void) {
   p.prefill_min_tokens = d.prefill_min_tokens;
   p.repack = nullptr;
   p.context_overflow = KZ_OVERFLOW_ERROR;
+  p.device_layers = d.device_layers;
   return p;
 }
 

@@ -340,6 +340,7 @@ JNIEXPORT jdoubleArray JNICALL Java_ai_kazeia_Native_defaults(JNIEnv* env, jclas
       static_cast<jdouble>(g.reuse_prefix),
       static_cast<jdouble>(s.prefill_min_tokens),
       static_cast<jdouble>(g.max_draft),
+      static_cast<jdouble>(s.device_layers),
   };
   const jsize n = sizeof values / sizeof values[0];
   jdoubleArray out = env->NewDoubleArray(n);
@@ -369,7 +370,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     JNIEnv* env, jclass, jlong engine, jlong n_ctx, jint n_threads, jstring k_type, jstring v_type,
     jstring backend, jlong checkpoint_interval, jlong checkpoint_budget_bytes, jstring op_filter,
     jstring cache_dir, jstring prefill_device, jstring decode_device, jlong prefill_min_tokens,
-    jstring repack, jint context_overflow) {
+    jstring repack, jint context_overflow, jlong device_layers) {
   return guarded<jlong>(env, 0, [&]() -> jlong {
     const auto k = to_utf8_or_null(env, k_type);
     const auto v = to_utf8_or_null(env, v_type);
@@ -394,6 +395,7 @@ JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_sessionNew(
     p.prefill_min_tokens = prefill_min_tokens;
     p.repack = c_str_or_null(repack_mode);
     p.context_overflow = context_overflow;
+    p.device_layers = device_layers;
     kz_session* session = nullptr;
     char* error = nullptr;
     if (!check(env, kz_session_new(as_engine(engine), &p, &session, &error), &error)) return 0;

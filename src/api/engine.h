@@ -35,7 +35,8 @@ struct SessionParams {
   int64_t n_ctx = 4096;
   std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32, f16 or q8_0
   int n_threads = 0;                           // 0: all hardware threads
-  std::string backend = "cpu";  // the device (backend/device_registry.h): cpu, ref, opencl:N, ggml:NAME, faulty:ENTRIES
+  std::string backend = "cpu";  // the device (backend/device_registry.h): cpu, ref, opencl:N,
+                                // ggml:NAME, faulty:ENTRIES
   // Ops to run on the CPU instead of the device (runtime/devices.h): a list, a file or `auto`;
   // empty: $KAZEIA_OPFILTER, else none. `auto` keeps its results under cache_dir (empty:
   // $KAZEIA_CACHE_DIR, $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia).
@@ -45,6 +46,10 @@ struct SessionParams {
   // prefill_device, decode and shorter batches on decode_device; empty: `backend`.
   std::string prefill_device, decode_device;
   int64_t prefill_min_tokens = 32;
+  // Trunk layers whose prompt ops run on the device: the first N, the rest of the model on the
+  // CPU, so that the device holds only their weights (llama.cpp's -ngl, counted from the first
+  // layer); -1: all.
+  int64_t device_layers = -1;
   // CPU weight repacking: "auto" (off beside an OpenCL device, so one copy of the weights
   // serves both), "on" or "off" (runtime/devices.h).
   std::string repack = "auto";
@@ -138,6 +143,12 @@ class Session {
   // The same from token ids (no chat formatting).
   GenerateResult generate_tokens(std::span<const int32_t> prompt, const GenerateParams& params,
                                  const TokenCallback& on_text = {});
+
+  // Pays the weights' first-use costs now (runtime/warm_up.h: page faults, the CPU's repacked
+  // layouts) with one token through the session's decode device on a scratch state, so that the
+  // first answer's time to first token is the prompt's own; on_layer(done, total) as each layer
+  // passes, for a progress line. The conversation is untouched.
+  void warm_up(const std::function<void(int64_t done, int64_t total)>& on_layer = {});
 
   // Thread-safe: makes a running generate() stop at the next token with StopReason::Cancelled.
   // A cancel that arrives between calls stops the next call before its first token.

@@ -18,6 +18,7 @@
 #include "runtime/sequence.h"
 #include "runtime/speculative.h"
 #include "runtime/state_image.h"
+#include "runtime/warm_up.h"
 #include "text/detokenizer.h"
 #include "text/tokenizer.h"
 
@@ -30,6 +31,7 @@ DeviceOptions device_options(const SessionParams& p) {
   o.prefill_device = p.prefill_device;
   o.decode_device = p.decode_device;
   o.prefill_min_tokens = p.prefill_min_tokens;
+  o.device_layers = p.device_layers;
   o.repack = p.repack;
   o.op_filter = p.op_filter;
   o.cache_dir = p.cache_dir;
@@ -259,6 +261,11 @@ GenerateResult Session::generate_tokens(std::span<const int32_t> prompt,
                                         const TokenCallback& on_text) {
   ReplyParser reply(ChatFormat::ChatML, false, false);  // no template: only <think> is read
   return impl_->generate(prompt, {}, params, reply, on_text);
+}
+
+void Session::warm_up(const std::function<void(int64_t done, int64_t total)>& on_layer) {
+  SessionImpl& s = *impl_;
+  kz::warm_up(s.engine_->model(), s.devices_.backend(), s.k_type_, s.v_type_, on_layer);
 }
 
 void Session::cancel() {

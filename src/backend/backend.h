@@ -37,6 +37,9 @@ class Backend {
   // The backend that runs a batch of n_tok tokens: this one, or for a split the device chosen
   // for that batch, which the model then calls directly (no decorator between it and the ops).
   virtual Backend& for_batch(int64_t n_tok) { return *this; }
+  // The backend that ran the last op: this one, or for a router the device or CPU it chose
+  // (bench --profile says which ops ran where).
+  virtual std::string_view last_op_backend() const { return name(); }
 
   // Host-device traffic since the last reset, for bench --profile: how often the host waited for
   // a device, and the bytes copied between them. Zero for backends that compute on the host.

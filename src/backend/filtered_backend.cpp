@@ -10,11 +10,17 @@ std::vector<Backend*> distinct(Backend& a, Backend& b) {
 
 }  // namespace
 
-FilteredBackend::FilteredBackend(Backend& device, Backend& cpu, OpFilter filter)
+FilteredBackend::FilteredBackend(Backend& device, Backend& cpu, OpFilter filter,
+                                 DeviceLayers layers)
     : InterceptingBackend(distinct(device, cpu)),
       device_(device),
       cpu_(cpu),
-      filter_(std::move(filter)) {}
+      filter_(std::move(filter)),
+      layers_(layers) {}
+
+std::string_view FilteredBackend::last_op_backend() const {
+  return on_cpu_ ? cpu_.last_op_backend() : device_.last_op_backend();
+}
 
 void FilteredBackend::reset_traffic() {
   InterceptingBackend::reset_traffic();
@@ -23,8 +29,10 @@ void FilteredBackend::reset_traffic() {
 
 void FilteredBackend::dispatch(OpCall& call) {
   const bool filtered = filter_.matches(call.shape);
-  const bool refused = !filtered && &device_ != &cpu_ && !device_.supports(call);
-  const bool to_cpu = filtered || refused;
+  const bool outside = !filtered && !layers_.on_device(layer());
+  const bool refused = !filtered && !outside && &device_ != &cpu_ && !device_.supports(call);
+  const bool to_cpu = filtered || outside || refused;
+  if (outside) ++counts_.layer_ops;
   if (refused) {
     ++counts_.refused_ops;
     refused_.insert(call.shape.to_string());

@@ -29,8 +29,11 @@ void ProfilingBackend::dispatch(OpCall& call) {
   const auto start = std::chrono::steady_clock::now();
   run_synced(call, inner_);  // a device's op is timed to its end, not to its enqueueing
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string_view ran_on = inner_.last_op_backend();
+  if (ran_on != inner_.name()) op += " [" + std::string(ran_on) + "]";
   times_.by_op[op] += s;
   times_.by_layer[layer_] += s;
+  times_.by_device[std::string(ran_on)] += s;
 }
 
 }  // namespace kz

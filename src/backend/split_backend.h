@@ -21,6 +21,7 @@ class SplitBackend final : public InterceptingBackend {
   Backend& for_batch(int64_t n_tok) override {
     return n_tok >= min_prefill_tokens_ ? prefill_ : decode_;
   }
+  std::string_view last_op_backend() const override { return current_->last_op_backend(); }
 
  protected:
   void dispatch(OpCall& call) override { call.run(*current_); }

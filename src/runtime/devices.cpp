@@ -81,10 +81,12 @@ Devices::Slot& Devices::open_slot(const Model& model, const DeviceOptions& o,
   } else {
     slot->filter = OpFilter::from_arg(text);
   }
+  slot->layers = {o.device_layers, model.info().n_layer};
   // On the CPU itself the filter would route every op to where it already runs. An accelerator
   // is always wrapped: what it refuses (Backend::supports) runs on the CPU.
-  if (slot->device && (!slot->filter.empty() || driver_for(name).accelerator))
-    slot->filtered = std::make_unique<FilteredBackend>(device, *cpu_, slot->filter);
+  if (slot->device &&
+      (!slot->filter.empty() || !slot->layers.all() || driver_for(name).accelerator))
+    slot->filtered = std::make_unique<FilteredBackend>(device, *cpu_, slot->filter, slot->layers);
   slots_.push_back(std::move(slot));
   return *slots_.back();
 }
@@ -105,6 +107,10 @@ Devices::Devices(const Model& model, const DeviceOptions& o)
     fail("invalid prefill threshold ", o.prefill_min_tokens, " (expected at least 1 token)");
   const std::string prefill = device_name(o.prefill_device, o.device);
   const std::string decode = device_name(o.decode_device, o.device);
+  if (o.device_layers < -1)
+    fail("invalid device layers ", o.device_layers, " (expected 0 or more, or -1 for all)");
+  if (o.device_layers >= 0 && prefill == "cpu" && decode == "cpu")
+    fail("device layers ", o.device_layers, " given, but no device other than the CPU is in use");
   if (o.repack != "auto" && o.repack != "on" && o.repack != "off")
     fail("invalid weight repacking '", o.repack, "' (expected auto, on or off)");
   const bool accelerator = driver_for(prefill).accelerator || driver_for(decode).accelerator;
@@ -131,8 +137,12 @@ Devices::~Devices() = default;
 std::string Devices::describe() const {
   auto one = [this](const Slot& s) {
     const Backend& d = s.device ? *s.device : *cpu_;
-    return "device " + d.device_key() + ", op filter " + s.filter.to_string() +
-           (s.source == "none" ? "" : " [" + s.source + "]");
+    std::string text = "device " + d.device_key() + ", op filter " + s.filter.to_string() +
+                       (s.source == "none" ? "" : " [" + s.source + "]");
+    if (s.device && !s.layers.all())
+      text += ", " + std::to_string(s.layers.count) + " of " + std::to_string(s.layers.n_layer) +
+              " layers on the device";
+    return text;
   };
   if (slots_.size() == 1) return one(*slots_[0]);
   return "prefill (batches of " + std::to_string(prefill_min_tokens_) +

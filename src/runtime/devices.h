@@ -22,6 +22,9 @@ struct DeviceOptions {
   std::string prefill_device, decode_device;
   int64_t prefill_min_tokens = 32;
   std::string op_filter;  // a list, a file, `auto`, or empty: $KAZEIA_OPFILTER, else none
+  // Trunk layers whose ops run on the device (the first N; the rest of the model on the CPU, so
+  // the device holds only their weights); -1: all (backend/filtered_backend.h, DeviceLayers).
+  int64_t device_layers = -1;
   int n_threads = 1;
   // Where `auto` keeps its results; empty: $KAZEIA_CACHE_DIR, else $XDG_CACHE_HOME/kazeia, else
   // $HOME/.cache/kazeia.
@@ -58,6 +61,7 @@ class Devices {
   struct Slot {
     std::unique_ptr<Backend> device;
     OpFilter filter;
+    DeviceLayers layers;
     std::string source = "none";
     std::unique_ptr<FilteredBackend> filtered;
   };

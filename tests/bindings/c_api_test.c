@@ -177,7 +177,7 @@ static void test_op_filter(kz_engine* engine) {
   kz_generate_params params = greedy(12);
   kz_generate_result healthy = empty_result(), broken = empty_result(), filtered = empty_result();
   kz_session_params sp = kz_session_params_default();
-  kz_session *a = new_session(engine), *b = NULL, *c = NULL;
+  kz_session *a = new_session(engine), *b = NULL, *c = NULL, *d = NULL;
   kz_status status;
   char* error = NULL;
   printf("op filter\n");
@@ -193,12 +193,21 @@ static void test_op_filter(kz_engine* engine) {
   REQUIRE_OK(kz_generate(c, chat, 1, &params, NULL, NULL, &filtered, ERR));
   CHECK(same_tokens(&healthy, &filtered));
   CHECK(!same_tokens(&healthy, &broken));
+  kz_result_free(&filtered);
+  printf("device layers\n"); /* none on the broken device: the CPU runs the whole model */
+  sp.op_filter = NULL;
+  sp.device_layers = 0;
+  REQUIRE_OK(kz_session_new(engine, &sp, &d, ERR));
+  REQUIRE_OK(kz_generate(d, chat, 1, &params, NULL, NULL, &filtered, ERR));
+  CHECK(same_tokens(&healthy, &filtered));
+  sp.device_layers = -1;
   kz_result_free(&healthy);
   kz_result_free(&broken);
   kz_result_free(&filtered);
   kz_session_free(a);
   kz_session_free(b);
   kz_session_free(c);
+  kz_session_free(d);
 
   c = NULL;
   sp.op_filter = "swiglu@promt";
@@ -211,6 +220,11 @@ static void test_op_filter(kz_engine* engine) {
   expect_error("bad repack", status, KZ_ERR_ENGINE, error, "sometimes");
   CHECK(c == NULL);
   sp.repack = NULL;
+  sp.device_layers = -2;
+  status = kz_session_new(engine, &sp, &c, &error);
+  expect_error("bad device layers", status, KZ_ERR_ENGINE, error, "invalid device layers -2");
+  CHECK(c == NULL);
+  sp.device_layers = -1;
   sp.n_threads = 100000; /* once: a hang, the pool never joining the threads it had started */
   status = kz_session_new(engine, &sp, &c, &error);
   expect_error("absurd thread count", status, KZ_ERR_ENGINE, error, "invalid thread count 100000");

@@ -273,7 +273,14 @@ public final class KazeiaTest {
             "the op filter sends the broken op to the CPU");
         check(!broken.generate(hello, greedy(12)).text.equals(want),
             "the broken device answers differently");
+        try (Session noLayers = engine.newSession(
+                 new SessionParams().nThreads(2).backend("faulty:swiglu").deviceLayers(0))) {
+          check(noLayers.generate(hello, greedy(12)).text.equals(want),
+              "no layer on the broken device: the CPU runs the whole model");
+        }
       }
+      expectError("bad device layers", "invalid device layers -2",
+          () -> engine.newSession(new SessionParams().deviceLayers(-2)).close());
       try (Session tiny = engine.newSession(new SessionParams().nCtx(64).nThreads(2))) {
         String longText = "abcdefghijklmnopqrstuvwxyz ".repeat(150);
         expectError("context overflow", "context",
@@ -492,7 +499,7 @@ public final class KazeiaTest {
       System.err.println("usage: java KazeiaTest <model.gguf> <other-model.gguf>");
       System.exit(2);
     }
-    check(Engine.apiVersion() == 3, "API version 3 (context overflow policy in the C ABI)");
+    check(Engine.apiVersion() == 4, "API version 4 (device layers in the C ABI)");
     Engine engine = Engine.load(args[0]);
     try (Engine other = Engine.load(args[1])) {
       multiTurn(engine);

@@ -31,7 +31,8 @@ public final class Engine implements AutoCloseable {
     if (handle == 0) throw new IllegalStateException("Engine is closed");
     return new Session(Native.sessionNew(handle, p.nCtx, p.nThreads, p.kType, p.vType, p.backend,
         p.checkpointInterval, p.checkpointBudgetBytes, p.opFilter, p.cacheDir, p.prefillDevice,
-        p.decodeDevice, p.prefillMinTokens, p.repack, p.contextOverflow.ordinal()));
+        p.decodeDevice, p.prefillMinTokens, p.repack, p.contextOverflow.ordinal(),
+        p.deviceLayers));
   }
 
   @Override

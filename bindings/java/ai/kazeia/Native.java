@@ -29,6 +29,7 @@ final class Native {
   static final int REUSE_PREFIX = 15;
   static final int PREFILL_MIN_TOKENS = 16;
   static final int MAX_DRAFT = 17;
+  static final int DEVICE_LAYERS = 18;
 
   private static native double[] defaults();
 
@@ -41,7 +42,7 @@ final class Native {
   static native long sessionNew(long engine, long nCtx, int nThreads, String kType, String vType,
       String backend, long checkpointInterval, long checkpointBudgetBytes, String opFilter,
       String cacheDir, String prefillDevice, String decodeDevice, long prefillMinTokens,
-      String repack, int contextOverflow);
+      String repack, int contextOverflow, long deviceLayers);
 
   static native void sessionFree(long session);
 

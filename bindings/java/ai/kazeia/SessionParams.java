@@ -27,6 +27,11 @@ public final class SessionParams {
   public String decodeDevice = null;
   public long prefillMinTokens = (long) Native.DEFAULTS[Native.PREFILL_MIN_TOKENS];
   /**
+   * Trunk layers whose prompt ops run on the device: the first N, the rest of the model on the
+   * CPU, so that the device holds only their weights; -1: all.
+   */
+  public long deviceLayers = (long) Native.DEFAULTS[Native.DEVICE_LAYERS];
+  /**
    * CPU weight repacking: "auto" (off beside an OpenCL device, so one copy of the weights serves
    * both), "on" or "off"; null: auto.
    */
@@ -74,6 +79,11 @@ public final class SessionParams {
 
   public SessionParams prefillMinTokens(long value) {
     prefillMinTokens = value;
+    return this;
+  }
+
+  public SessionParams deviceLayers(long value) {
+    deviceLayers = value;
     return this;
   }
 
