@@ -247,6 +247,15 @@ KAZEIA_API kz_status kz_generate_tokens(kz_session* session, const int32_t* prom
 KAZEIA_API void kz_session_cancel(kz_session* session);
 /* Forgets the conversation: the next call recomputes from scratch. */
 KAZEIA_API kz_status kz_session_reset(kz_session* session, char** error);
+/* Progress of long work: `done` of `total` units. */
+typedef void (*kz_progress_callback)(int64_t done, int64_t total, void* user_data);
+/* API version 4: pays the weights' first use now (their pages fault in, the CPU repacks them),
+ * one token through the session's decode device on a scratch state, so that the first answer's
+ * time to first token is the prompt's own; `callback` (may be NULL) after each layer, total =
+ * layers + 1. Call it after kz_session_new, e.g. behind a loading screen. The conversation is
+ * untouched. */
+KAZEIA_API kz_status kz_session_warm_up(kz_session* session, kz_progress_callback callback,
+                                        void* user_data, char** error);
 /* Number of tokens the session's state holds (0 for NULL). */
 KAZEIA_API size_t kz_session_n_tokens(const kz_session* session);
 

@@ -548,6 +548,16 @@ kz_status kz_session_reset(kz_session* session, char** error) {
   });
 }
 
+kz_status kz_session_warm_up(kz_session* session, kz_progress_callback callback, void* user_data,
+                             char** error) {
+  return guarded(error, [&] {
+    SessionUse use(session, "kz_session_warm_up");
+    use->warm_up([&](int64_t done, int64_t total) {
+      if (callback) callback(done, total, user_data);
+    });
+  });
+}
+
 size_t kz_session_n_tokens(const kz_session* session) {
   return session ? session->n_tokens.load(std::memory_order_relaxed) : 0;
 }

@@ -36,7 +36,8 @@ struct JavaIds {
   jclass result = nullptr;      // ai.kazeia.GenerateResult
   jclass byte_array = nullptr;  // byte[], the element type of the result's tool calls
   jmethodID result_ctor = nullptr;
-  jmethodID on_piece = nullptr;  // ai.kazeia.Session$PieceSink.onPiece(byte[])
+  jmethodID on_piece = nullptr;     // ai.kazeia.Session$PieceSink.onPiece(byte[])
+  jmethodID on_progress = nullptr;  // ai.kazeia.Session$WarmUpListener.onProgress(long, long)
 };
 JavaIds ids;
 
@@ -310,7 +311,11 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   if (!ids.result_ctor || !ids.byte_array || !sink) return JNI_ERR;
   ids.on_piece = env->GetMethodID(sink, "onPiece", "([B)Z");
   env->DeleteLocalRef(sink);
-  if (!ids.on_piece) return JNI_ERR;
+  jclass listener = env->FindClass("ai/kazeia/Session$WarmUpListener");
+  if (!ids.on_piece || !listener) return JNI_ERR;
+  ids.on_progress = env->GetMethodID(listener, "onProgress", "(JJ)V");
+  env->DeleteLocalRef(listener);
+  if (!ids.on_progress) return JNI_ERR;
   if (kz_api_version() != KAZEIA_API_VERSION) {
     env->FatalError("libkazeia_jni: libkazeia has another KAZEIA_API_VERSION");
   }
@@ -487,6 +492,29 @@ JNIEXPORT void JNICALL Java_ai_kazeia_Native_cancel(JNIEnv*, jclass, jlong sessi
 JNIEXPORT void JNICALL Java_ai_kazeia_Native_reset(JNIEnv* env, jclass, jlong session) {
   char* error = nullptr;
   check(env, kz_session_reset(as_session(session), &error), &error);
+}
+
+// The listener runs on the calling thread, so `env` is valid throughout; once it has thrown, the
+// remaining layers are not reported and the exception reaches Java when warmUp returns.
+JNIEXPORT void JNICALL Java_ai_kazeia_Native_warmUp(JNIEnv* env, jclass, jlong session,
+                                                    jobject listener) {
+  struct Report {
+    JNIEnv* env;
+    jobject listener;
+  } report{env, listener};
+  auto on_layer = [](int64_t done, int64_t total, void* user_data) {
+    auto* r = static_cast<Report*>(user_data);
+    if (!r->listener || r->env->ExceptionCheck()) return;
+    r->env->CallVoidMethod(r->listener, ids.on_progress, static_cast<jlong>(done),
+                           static_cast<jlong>(total));
+  };
+  char* error = nullptr;
+  const kz_status status = kz_session_warm_up(as_session(session), on_layer, &report, &error);
+  if (env->ExceptionCheck()) {
+    kz_string_free(error);
+    return;
+  }
+  check(env, status, &error);
 }
 
 JNIEXPORT jlong JNICALL Java_ai_kazeia_Native_nTokens(JNIEnv*, jclass, jlong session) {

@@ -264,6 +264,49 @@ typedef struct {
   int pieces;
 } CrossThread;
 
+typedef struct {
+  int calls;
+  int64_t last_done, last_total, previous_done;
+  int in_order;
+} WarmUpReport;
+
+static void record_layer(int64_t done, int64_t total, void* user_data) {
+  WarmUpReport* r = (WarmUpReport*)user_data;
+  if (r->calls > 0 && done <= r->previous_done) r->in_order = 0;
+  r->previous_done = done;
+  r->last_done = done;
+  r->last_total = total;
+  ++r->calls;
+}
+
+/* Warm-up reports every layer, in order, to the end, and leaves the conversation alone. */
+static void test_warm_up(kz_engine* engine) {
+  kz_session *warm = new_session(engine), *cold = new_session(engine);
+  kz_message chat[1] = {{"user", "Hello there!", NULL}};
+  kz_generate_params params = greedy(8);
+  kz_generate_result a = empty_result(), b = empty_result();
+  WarmUpReport report;
+  memset(&report, 0, sizeof report);
+  report.in_order = 1;
+  printf("warm-up\n");
+  REQUIRE_OK(kz_session_warm_up(warm, record_layer, &report, ERR));
+  CHECK(report.calls > 2);
+  CHECK(report.in_order);
+  CHECK(report.last_done == report.last_total);
+  CHECK(report.last_total == report.calls); /* layers + 1, the last call being the end */
+  REQUIRE_OK(kz_session_warm_up(warm, NULL, NULL, ERR));
+  CHECK(kz_session_n_tokens(warm) == 0);
+  REQUIRE_OK(kz_generate(warm, chat, 1, &params, NULL, NULL, &a, ERR));
+  REQUIRE_OK(kz_generate(cold, chat, 1, &params, NULL, NULL, &b, ERR));
+  CHECK(same_tokens(&a, &b));
+  CHECK(a.cached_tokens == 0);
+  kz_result_free(&a);
+  kz_result_free(&b);
+  kz_session_free(warm);
+  kz_session_free(cold);
+  CHECK(kz_session_warm_up(NULL, NULL, NULL, NULL) == KZ_ERR_INVALID_ARGUMENT);
+}
+
 static void* cancel_thread(void* arg) {
   CrossThread* t = (CrossThread*)arg;
   pthread_mutex_lock(&t->mutex);
@@ -743,6 +786,7 @@ int main(int argc, char** argv) {
   REQUIRE_OK(kz_engine_load(other_model_path, &other, ERR));
   test_multi_turn(engine);
   test_op_filter(engine);
+  test_warm_up(engine);
   test_cancel(engine);
   test_speculative(engine);
   test_state(engine);

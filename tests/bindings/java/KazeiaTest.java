@@ -494,6 +494,31 @@ public final class KazeiaTest {
     }
   }
 
+  /** Warm-up reports every layer to the end, leaves the conversation empty, passes throws on. */
+  private static void warmUp(Engine engine) {
+    try (Session session = newSession(engine)) {
+      long[] last = {-1, -1};
+      int[] calls = {0};
+      session.warmUp((done, total) -> {
+        last[0] = done;
+        last[1] = total;
+        calls[0]++;
+      });
+      check(calls[0] > 2 && last[0] == last[1] && last[1] == calls[0],
+          "warm-up reports each layer, then the end");
+      check(session.nTokens() == 0, "warm-up leaves the conversation empty");
+      session.warmUp(null);
+      try {
+        session.warmUp((done, total) -> {
+          throw new IllegalStateException("listener gave up");
+        });
+        check(false, "the listener's exception reaches the caller");
+      } catch (IllegalStateException e) {
+        check(e.getMessage().equals("listener gave up"), "the listener's own exception");
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     if (args.length != 2) {
       System.err.println("usage: java KazeiaTest <model.gguf> <other-model.gguf>");
@@ -503,6 +528,7 @@ public final class KazeiaTest {
     Engine engine = Engine.load(args[0]);
     try (Engine other = Engine.load(args[1])) {
       multiTurn(engine);
+      warmUp(engine);
       cancel(engine);
       state(engine);
       badInputs(engine, other);

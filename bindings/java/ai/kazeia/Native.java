@@ -67,6 +67,9 @@ final class Native {
 
   static native void reset(long session);
 
+  /** listener may be null. */
+  static native void warmUp(long session, Session.WarmUpListener listener);
+
   static native long nTokens(long session);
 
   static native byte[] saveState(long session);

@@ -88,6 +88,21 @@ public final class Session implements AutoCloseable {
     Native.reset(open());
   }
 
+  /** Progress of warmUp: done of total units (the model's layers + 1). */
+  public interface WarmUpListener {
+    void onProgress(long done, long total);
+  }
+
+  /**
+   * Pays the weights' first use now (their pages fault in, the CPU repacks them) with one token
+   * through the session's decode device on a scratch state, so that the first answer's time to
+   * first token is the prompt's own; listener (may be null) after each layer, e.g. for a loading
+   * screen. The conversation is untouched.
+   */
+  public synchronized void warmUp(WarmUpListener listener) {
+    Native.warmUp(open(), listener);
+  }
+
   /** Number of tokens the state holds. */
   public synchronized long nTokens() {
     return Native.nTokens(open());
