@@ -9,13 +9,14 @@ scripts/setup.sh
 scripts/build.sh
 # PoCL is installed (setup.sh), so the OpenCL tests must find a device here rather than skip;
 # the pinned prebuilt ggml and Mesa's software Vulkan (fetch-ggml.sh) likewise for the ggml
-# devices' tests (ggml:CPU and ggml:Vulkan0). On Vulkan only the op tests run: the fixture models
-# end to end crash inside lavapipe, and its flash-attention shaders take many minutes to compile
-# (docs/ggml.md, "Known problems").
+# devices' tests (ggml:CPU and ggml:Vulkan0). On Vulkan the op tests, the two-turn conversation
+# and --device-layers run; the fixture models end to end (14 min on lavapipe) and the
+# flash-attention test over every cache type (over 15 min) are left out (docs/ggml.md, "Known
+# problems").
 GGML_DIR=$(scripts/fetch-ggml.sh)
 KAZEIA_REQUIRE_OPENCL=1 KAZEIA_REQUIRE_GGML=1 KAZEIA_GGML_DIR="$GGML_DIR" GGML_VK_VISIBLE_DEVICES=0 \
   ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900 \
-  -E 'GgmlFixture.*/Vulkan0_|GgmlConversation.*/Vulkan0|GgmlVsRef\.Attention/Vulkan0'
+  -E 'GgmlFixture.*/Vulkan0_|GgmlVsRef\.Attention/Vulkan0'
 # libkazeia.so and the JNI library may need only the C/C++ run-time (docs/android.md).
 scripts/check_needed.sh build
 # The fuzz targets, built with clang + ASan/UBSan, 30 s each (docs/reliability.md).

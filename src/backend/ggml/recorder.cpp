@@ -51,9 +51,10 @@ bool overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
 }  // namespace
 
 Recorder::Recorder(const Library& lib, const DeviceInfo& device, int n_threads, Traffic& traffic)
-    : g_(lib.api), device_(device), traffic_(traffic) {
-  backend_ = g_.ggml_backend_dev_init(device.handle, nullptr);
-  if (!backend_) fail("ggml: device ", device.name, " did not start");
+    : g_(lib.api), device_(device), traffic_(traffic), n_threads_(n_threads) {
+  context_per_graph_ = device.library.find("vulkan") != std::string::npos &&
+                       device.description.find("llvmpipe") != std::string::npos;
+  start_backend();
   buft_ = g_.ggml_backend_dev_buffer_type(device.handle);
   galloc_ = g_.ggml_gallocr_new(buft_);
   ggml_backend_reg_t reg = g_.ggml_backend_dev_backend_reg(device.handle);
@@ -62,9 +63,6 @@ Recorder::Recorder(const Library& lib, const DeviceInfo& device, int n_threads, 
             g_.ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts")))
       for (ggml_backend_buffer_type_t* b = extra(device.handle); b && *b; ++b)
         extra_bufts_.push_back(*b);
-  if (auto set_threads = reinterpret_cast<ggml_backend_set_n_threads_t>(
-          g_.ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads")))
-    set_threads(backend_, n_threads);
 }
 
 Recorder::~Recorder() {
@@ -73,6 +71,17 @@ Recorder::~Recorder() {
   if (io_buffer_) g_.ggml_backend_buffer_free(io_buffer_);
   g_.ggml_gallocr_free(galloc_);
   g_.ggml_backend_free(backend_);
+}
+
+void Recorder::start_backend() {
+  if (backend_) g_.ggml_backend_free(backend_);
+  backend_ = g_.ggml_backend_dev_init(device_.handle, nullptr);
+  if (!backend_) fail("ggml: device ", device_.name, " did not start");
+  context_used_ = false;
+  ggml_backend_reg_t reg = g_.ggml_backend_dev_backend_reg(device_.handle);
+  if (auto set_threads = reinterpret_cast<ggml_backend_set_n_threads_t>(
+          g_.ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads")))
+    set_threads(backend_, n_threads_);
 }
 
 void Recorder::begin() {
@@ -396,6 +405,9 @@ void Recorder::flush() {
   const int n_nodes = g_.ggml_graph_n_nodes(graph_);
   if (n_nodes == 0) return;
   for (const Written& w : written_) g_.ggml_set_output(w.t);
+  // Before any buffer is freed below (inputs or graph allocator outgrown): see recorder.h.
+  if (context_per_graph_ && context_used_) start_backend();
+  context_used_ = true;
   place_inputs();
   for (const HostCopy& c : copies_) {
     const uint64_t bytes = g_.ggml_nbytes(c.t);

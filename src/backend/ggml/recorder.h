@@ -104,6 +104,7 @@ class Recorder {
     auto operator<=>(const WeightKey&) const = default;
   };
 
+  void start_backend();
   void begin();
   void discard();
   void place_inputs();
@@ -120,6 +121,14 @@ class Recorder {
   const DeviceInfo& device_;
   Traffic& traffic_;
   ggml_backend_t backend_ = nullptr;
+  int n_threads_ = 1;
+  // Mesa's lavapipe (22.x) reads every binding of a bound descriptor set, and ggml-vulkan reuses
+  // its sets from graph to graph, rewriting only the bindings each kernel uses: a binding left
+  // from an earlier graph that names a buffer freed since (a graph allocator or input buffer
+  // outgrown, ggml-vulkan's own scratch regrown, weights forgotten) corrupts the heap. There
+  // each graph runs on a backend context of its own, whose sets name only live buffers.
+  bool context_per_graph_ = false;
+  bool context_used_ = false;
   ggml_backend_buffer_type_t buft_ = nullptr;
   ggml_gallocr_t galloc_ = nullptr;
 
