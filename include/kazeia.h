@@ -93,8 +93,8 @@ typedef struct kz_session_params {
   int32_t n_threads;                /* 0: all hardware threads */
   const char* k_type;               /* KV cache element types: "f32", "f16" or "q8_0" (head   */
   const char* v_type;               /*   size a multiple of 32); NULL: default ("f16")        */
-  const char* backend;              /* device: "cpu", "ref", "opencl:N", "ggml:NAME" (e.g.     */
-                                    /*   "ggml:HTP0"; docs/ggml.md) or "faulty:ENTRIES"      */
+  const char* backend;              /* device: "cpu", "ref", "opencl:N" or "ggml:NAME" (e.g.   */
+                                    /*   "ggml:HTP0"; docs/ggml.md)                          */
   int64_t checkpoint_interval;      /* recurrent-state checkpoint every N tokens (0: at turns) */
   uint64_t checkpoint_budget_bytes; /* memory for those checkpoints */
   const char* op_filter;            /* ops run on the CPU instead of the device: a list such as */

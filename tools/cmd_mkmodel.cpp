@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 #include "common.h"
-#include "model/synthetic.h"
+#include "test_support/synthetic.h"
 
 namespace kz::cli {
 

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "common.h"
+#include "test_support/faulty_backend.h"
 
 namespace {
 
@@ -39,6 +40,9 @@ void usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The CLI is also a test tool: `--device faulty:ENTRIES` shows the oracle and the op filter at
+  // work (docs/architecture.md); the app's library has no such device.
+  kz::register_faulty_device();
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -36,7 +36,7 @@ struct SessionParams {
   std::string k_type = "f16", v_type = "f16";  // KV cache element types: f32, f16 or q8_0
   int n_threads = 0;                           // 0: all hardware threads
   std::string backend = "cpu";  // the device (backend/device_registry.h): cpu, ref, opencl:N,
-                                // ggml:NAME, faulty:ENTRIES
+                                // ggml:NAME
   // Ops to run on the CPU instead of the device (runtime/devices.h): a list, a file or `auto`;
   // empty: $KAZEIA_OPFILTER, else none. `auto` keeps its results under cache_dir (empty:
   // $KAZEIA_CACHE_DIR, $XDG_CACHE_HOME/kazeia or $HOME/.cache/kazeia).

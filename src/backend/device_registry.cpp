@@ -1,7 +1,6 @@
 #include "backend/device_registry.h"
 
 #include "backend/cpu_backend.h"
-#include "backend/faulty_backend.h"
 #include "backend/ggml/devices.h"
 #include "backend/opencl/devices.h"
 #include "backend/opencl/opencl_backend.h"
@@ -15,17 +14,8 @@ bool has_prefix(std::string_view name, std::string_view prefix) {
   return name.substr(0, prefix.size()) == prefix;
 }
 
-std::unique_ptr<Backend> open_faulty(std::string_view name, int n_threads) {
-  OpFilter faults = OpFilter::parse(name.substr(7));
-  if (faults.empty()) fail("device '", name, "' names no op to corrupt");
-  return std::make_unique<FaultyBackend>(std::make_unique<CpuBackend>(n_threads),
-                                         std::move(faults));
-}
-
-}  // namespace
-
-const std::vector<DeviceDriver>& device_drivers() {
-  static const std::vector<DeviceDriver> drivers = {
+std::vector<DeviceDriver>& drivers() {
+  static std::vector<DeviceDriver> table = {
       {"cpu", "cpu", "the CPU's fast kernels (also spelled none, as llama.cpp's -dev none)", false,
        [](std::string_view n) { return n == "cpu" || n == "none"; },
        [](std::string_view, int threads) -> std::unique_ptr<Backend> {
@@ -47,10 +37,20 @@ const std::vector<DeviceDriver>& device_drivers() {
        [](std::string_view n) { return has_prefix(n, "ggml:"); },
        [](std::string_view n, int threads) { return ggml::open_device(n.substr(5), threads); },
        ggml::describe_devices},
-      {"faulty", "faulty:ENTRIES", "the CPU with the listed ops made wrong (a test device)", false,
-       [](std::string_view n) { return has_prefix(n, "faulty:"); }, open_faulty, nullptr},
   };
-  return drivers;
+  return table;
+}
+
+}  // namespace
+
+const std::vector<DeviceDriver>& device_drivers() {
+  return drivers();
+}
+
+void register_device_driver(const DeviceDriver& driver) {
+  for (const DeviceDriver& d : drivers())
+    if (d.kind == driver.kind) return;
+  drivers().push_back(driver);
 }
 
 const DeviceDriver& driver_for(std::string_view name) {

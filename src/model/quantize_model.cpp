@@ -12,8 +12,8 @@
 #include "base/error.h"
 #include "base/progress.h"
 #include "base/thread_pool.h"
+#include "gguf/streaming_writer.h"
 #include "model/model.h"
-#include "model/synthetic_writer.h"
 #include "quant/quant.h"
 
 namespace kz {

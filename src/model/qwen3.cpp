@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "model/blocks.h"
 #include "model/hparams.h"
+#include "model/tensor_list.h"
 #include "model/weights.h"
 
 namespace kz {
@@ -52,25 +53,31 @@ Qwen3::Qwen3(gguf::File file) : Model(std::move(file)) {
            hp_.n_block, hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
+  const ArchDims dims{.arch = Arch::qwen3,
+                      .n_vocab = hp_.n_vocab,
+                      .n_embd = hp_.n_embd,
+                      .n_ff = hp_.n_ff,
+                      .n_head = hp_.n_head,
+                      .n_head_kv = hp_.n_head_kv,
+                      .head_dim = hp_.head_dim};
+  const std::vector<BlockType> blocks(hp_.n_block, BlockType::attention);
   WeightBinder w(f);
-  const int64_t E = hp_.n_embd, V = hp_.n_vocab, F = hp_.n_ff;
-  const int64_t QD = int64_t(hp_.n_head) * hp_.head_dim, KD = int64_t(hp_.n_head_kv) * hp_.head_dim;
-  tok_embd_ = w.matrix("token_embd.weight", E, V);
-  out_norm_ = w.vector("output_norm.weight", E);
-  output_ = w.has("output.weight") ? w.matrix("output.weight", E, V) : tok_embd_;
+  const BoundTensors t = w.bind(model_tensors(dims, blocks));
+  using R = TensorRole;
+  tok_embd_ = t.matrix(R::token_embd);
+  out_norm_ = t.f32(R::output_norm);
+  output_ = t.has(R::output) ? t.matrix(R::output) : tok_embd_;
   for (int64_t il = 0; il < hp_.n_block; ++il) {
-    const std::string p = "blk." + std::to_string(il) + ".";
     Qwen3Layer L;
-    L.attn_norm = w.vector(p + "attn_norm.weight", E);
-    L.wq = w.matrix(p + "attn_q.weight", E, QD);
-    L.wk = w.matrix(p + "attn_k.weight", E, KD);
-    L.wv = w.matrix(p + "attn_v.weight", E, KD);
-    L.wo = w.matrix(p + "attn_output.weight", QD, E);
-    L.q_norm = w.vector(p + "attn_q_norm.weight", hp_.head_dim);
-    L.k_norm = w.vector(p + "attn_k_norm.weight", hp_.head_dim);
-    L.ffn_norm = w.vector(p + "ffn_norm.weight", E);
-    L.ffn = {w.matrix(p + "ffn_gate.weight", E, F), w.matrix(p + "ffn_up.weight", E, F),
-             w.matrix(p + "ffn_down.weight", F, E)};
+    L.attn_norm = t.f32(R::attn_norm, il);
+    L.wq = t.matrix(R::attn_q, il);
+    L.wk = t.matrix(R::attn_k, il);
+    L.wv = t.matrix(R::attn_v, il);
+    L.wo = t.matrix(R::attn_output, il);
+    L.q_norm = t.f32(R::attn_q_norm, il);
+    L.k_norm = t.f32(R::attn_k_norm, il);
+    L.ffn_norm = t.f32(R::ffn_norm, il);
+    L.ffn = {t.matrix(R::ffn_gate, il), t.matrix(R::ffn_up, il), t.matrix(R::ffn_down, il)};
     layers_.push_back(L);
   }
   w.finish();

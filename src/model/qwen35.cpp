@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "model/blocks.h"
 #include "model/hparams.h"
+#include "model/tensor_list.h"
 #include "model/weights.h"
 
 namespace kz {
@@ -72,8 +73,8 @@ class Qwen35 final : public Model {
 
  private:
   void read_hparams();
-  Qwen35Layer bind_layer(WeightBinder& w, int64_t il, bool recurrent);
-  MtpLayer bind_mtp(WeightBinder& w, int64_t il);
+  Qwen35Layer bind_layer(const BoundTensors& t, int64_t il, bool recurrent) const;
+  MtpLayer bind_mtp(const BoundTensors& t, int64_t il) const;
   // One block on the residual stream x[T][n_embd]: mixer and FFN, each with its residual; a
   // recurrent layer's state is copied into `snapshots` (positions within the batch) on the way.
   void layer(Backend& be, const Qwen35Layer& L, SequenceState& st, Scratch& s, float* x, int64_t T,
@@ -88,8 +89,8 @@ class Qwen35 final : public Model {
   AttentionDims attn_;
   DeltaNetDims dn_;
   int d_conv_ = 0;
-  int64_t n_layer_ = 0;  // trunk layers (block_count minus MTP layers)
-  std::vector<bool> recurrent_;
+  int64_t n_layer_ = 0;            // trunk layers (block_count minus MTP layers)
+  std::vector<BlockType> blocks_;  // of the trunk
   Matrix tok_embd_, output_;
   const float* out_norm_;
   std::vector<Qwen35Layer> layers_;
@@ -143,11 +144,13 @@ void Qwen35::read_hparams() {
     if (int64_t(flags.size()) != hp_.n_block)
       fail(f.path(), ": key 'qwen35.attention.recurrent_layers' has ", flags.size(),
            " entries, expected block_count = ", hp_.n_block);
-    for (int64_t il = 0; il < n_layer_; ++il) recurrent_.push_back(flags[il] != 0);
+    for (int64_t il = 0; il < n_layer_; ++il)
+      blocks_.push_back(flags[il] != 0 ? BlockType::recurrent : BlockType::attention);
   } else {
     const int64_t interval = f.opt_u32("qwen35.full_attention_interval").value_or(4);
     if (interval < 1) fail(f.path(), ": key 'qwen35.full_attention_interval' must be >= 1");
-    for (int64_t il = 0; il < n_layer_; ++il) recurrent_.push_back((il + 1) % interval != 0);
+    for (int64_t il = 0; il < n_layer_; ++il)
+      blocks_.push_back((il + 1) % interval != 0 ? BlockType::recurrent : BlockType::attention);
   }
 }
 
@@ -159,76 +162,79 @@ Qwen35::Qwen35(gguf::File file) : Model(std::move(file)) {
            n_layer_,    hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
+  const ArchDims dims{.arch = Arch::qwen35,
+                      .n_vocab = hp_.n_vocab,
+                      .n_embd = hp_.n_embd,
+                      .n_ff = hp_.n_ff,
+                      .n_head = hp_.n_head,
+                      .n_head_kv = hp_.n_head_kv,
+                      .head_dim = hp_.head_dim,
+                      .d_conv = d_conv_,
+                      .dn = dn_};
   WeightBinder w(f);
-  const int64_t E = hp_.n_embd, V = hp_.n_vocab;
-  tok_embd_ = w.matrix("token_embd.weight", E, V);
-  out_norm_ = w.vector("output_norm.weight", E);
-  output_ = w.has("output.weight") ? w.matrix("output.weight", E, V) : tok_embd_;
+  const BoundTensors t = w.bind(model_tensors(dims, blocks_));
+  tok_embd_ = t.matrix(TensorRole::token_embd);
+  out_norm_ = t.f32(TensorRole::output_norm);
+  output_ = t.has(TensorRole::output) ? t.matrix(TensorRole::output) : tok_embd_;
   for (int64_t il = 0; il < n_layer_; ++il) {
-    Qwen35Layer L = bind_layer(w, il, recurrent_[il]);
+    Qwen35Layer L = bind_layer(t, il, blocks_[il] == BlockType::recurrent);
     L.state_index = L.recurrent ? n_recur_layers_++ : n_attn_layers_++;
     layers_.push_back(L);
   }
   // The first MTP layer drafts (the reference's MTP graph runs exactly one); further ones, or
   // one without its nextn tensors, stay mapped and unused.
-  const bool mtp_complete = w.has("blk." + std::to_string(n_layer_) + ".nextn.eh_proj.weight");
-  if (n_layer_ < hp_.n_block && mtp_complete) mtp_ = bind_mtp(w, n_layer_);
-  for (const auto& t : f.tensors()) {
+  if (n_layer_ < hp_.n_block && w.has(tensor_spec(dims, TensorRole::mtp_eh_proj, n_layer_).name))
+    mtp_ = bind_mtp(w.bind(mtp_tensors(dims, n_layer_)), n_layer_);
+  for (const auto& tensor : f.tensors()) {
+    const std::string& name = tensor.name;
     int64_t il = -1;
-    if (t.name.rfind("blk.", 0) == 0)
-      std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), il);
-    if (il > n_layer_ || (il == n_layer_ && !mtp_)) w.keep(t.name);
+    if (name.rfind("blk.", 0) == 0) std::from_chars(name.data() + 4, name.data() + name.size(), il);
+    if (il > n_layer_ || (il == n_layer_ && !mtp_)) w.keep(name);
   }
   w.finish();
 }
 
-Qwen35Layer Qwen35::bind_layer(WeightBinder& w, int64_t il, bool recurrent) {
-  const int64_t E = hp_.n_embd, F = hp_.n_ff, D = hp_.head_dim;
-  const int64_t QD = hp_.n_head * D, KD = hp_.n_head_kv * D;
-  const std::string p = "blk." + std::to_string(il) + ".";
+Qwen35Layer Qwen35::bind_layer(const BoundTensors& t, int64_t il, bool recurrent) const {
+  using R = TensorRole;
   Qwen35Layer L{};
   L.recurrent = recurrent;
-  L.attn_norm = w.vector(p + "attn_norm.weight", E);
-  L.post_norm = w.vector(p + "post_attention_norm.weight", E);
-  L.ffn = {w.matrix(p + "ffn_gate.weight", E, F), w.matrix(p + "ffn_up.weight", E, F),
-           w.matrix(p + "ffn_down.weight", F, E)};
+  L.attn_norm = t.f32(R::attn_norm, il);
+  L.post_norm = t.f32(R::ffn_norm, il);
+  L.ffn = {t.matrix(R::ffn_gate, il), t.matrix(R::ffn_up, il), t.matrix(R::ffn_down, il)};
   if (L.recurrent) {
     DeltaNet& d = L.dn;
-    d.w_qkv = w.matrix(p + "attn_qkv.weight", E, dn_.conv_dim());
-    d.w_gate = w.matrix(p + "attn_gate.weight", E, dn_.value_dim());
-    d.conv = w.f32_matrix(p + "ssm_conv1d.weight", d_conv_, dn_.conv_dim());
-    d.dt_bias = w.vector(p + "ssm_dt.bias", dn_.n_v);
-    d.a = w.vector(p + "ssm_a", dn_.n_v);
-    d.w_beta = w.matrix(p + "ssm_beta.weight", E, dn_.n_v);
-    d.w_alpha = w.matrix(p + "ssm_alpha.weight", E, dn_.n_v);
-    d.norm = w.vector(p + "ssm_norm.weight", dn_.d_v);
-    d.w_out = w.matrix(p + "ssm_out.weight", dn_.value_dim(), E);
+    d.w_qkv = t.matrix(R::ssm_qkv, il);
+    d.w_gate = t.matrix(R::ssm_gate, il);
+    d.conv = t.f32(R::ssm_conv, il);
+    d.dt_bias = t.f32(R::ssm_dt_bias, il);
+    d.a = t.f32(R::ssm_a, il);
+    d.w_beta = t.matrix(R::ssm_beta, il);
+    d.w_alpha = t.matrix(R::ssm_alpha, il);
+    d.norm = t.f32(R::ssm_norm, il);
+    d.w_out = t.matrix(R::ssm_out, il);
   } else {
     GatedAttention& g = L.attn;
-    g.wq = w.matrix(p + "attn_q.weight", E, 2 * QD);
-    g.wk = w.matrix(p + "attn_k.weight", E, KD);
-    g.wv = w.matrix(p + "attn_v.weight", E, KD);
-    g.wo = w.matrix(p + "attn_output.weight", QD, E);
-    g.q_norm = w.vector(p + "attn_q_norm.weight", D);
-    g.k_norm = w.vector(p + "attn_k_norm.weight", D);
+    g.wq = t.matrix(R::attn_q, il);
+    g.wk = t.matrix(R::attn_k, il);
+    g.wv = t.matrix(R::attn_v, il);
+    g.wo = t.matrix(R::attn_output, il);
+    g.q_norm = t.f32(R::attn_q_norm, il);
+    g.k_norm = t.f32(R::attn_k_norm, il);
   }
   return L;
 }
 
-MtpLayer Qwen35::bind_mtp(WeightBinder& w, int64_t il) {
-  const int64_t E = hp_.n_embd, V = hp_.n_vocab;
-  const std::string p = "blk." + std::to_string(il) + ".nextn.";
+MtpLayer Qwen35::bind_mtp(const BoundTensors& t, int64_t il) const {
+  using R = TensorRole;
   MtpLayer m;
-  m.embd = w.has(p + "embed_tokens.weight") ? w.matrix(p + "embed_tokens.weight", E, V) : tok_embd_;
-  m.enorm = w.vector(p + "enorm.weight", E);
-  m.hnorm = w.vector(p + "hnorm.weight", E);
-  m.eh_proj = w.matrix(p + "eh_proj.weight", 2 * E, E);
-  m.block = bind_layer(w, il, false);
+  m.embd = t.has(R::mtp_embd, il) ? t.matrix(R::mtp_embd, il) : tok_embd_;
+  m.enorm = t.f32(R::mtp_enorm, il);
+  m.hnorm = t.f32(R::mtp_hnorm, il);
+  m.eh_proj = t.matrix(R::mtp_eh_proj, il);
+  m.block = bind_layer(t, il, false);
   m.block.state_index = 0;  // the one attention layer of its own state (new_mtp_state)
-  m.head_norm =
-      w.has(p + "shared_head_norm.weight") ? w.vector(p + "shared_head_norm.weight", E) : out_norm_;
-  m.head = w.has(p + "shared_head_head.weight") ? w.matrix(p + "shared_head_head.weight", E, V)
-                                                : output_;
+  m.head_norm = t.has(R::mtp_head_norm, il) ? t.f32(R::mtp_head_norm, il) : out_norm_;
+  m.head = t.has(R::mtp_head, il) ? t.matrix(R::mtp_head, il) : output_;
   return m;
 }
 

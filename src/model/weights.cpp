@@ -1,5 +1,7 @@
 #include "model/weights.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "quant/quant.h"
 
@@ -15,12 +17,11 @@ std::string shape_str(const int64_t* ne, size_t n) {
 }  // namespace
 
 const gguf::TensorInfo& WeightBinder::find(const std::string& name,
-                                           std::initializer_list<int64_t> shape) {
+                                           std::span<const int64_t> shape) {
   const gguf::TensorInfo* t = file_.find_tensor(name);
   if (!t) fail(file_.path(), ": missing tensor '", name, "'");
   int64_t want[4] = {1, 1, 1, 1};
-  size_t i = 0;
-  for (int64_t d : shape) want[i++] = d;
+  std::copy(shape.begin(), shape.end(), want);
   for (int d = 0; d < 4; ++d) {
     if (t->ne[d] != want[d])
       fail(file_.path(), ": tensor '", name, "' has wrong shape; expected ",
@@ -34,14 +35,13 @@ const gguf::TensorInfo& WeightBinder::find(const std::string& name,
   return *t;
 }
 
-Matrix WeightBinder::matrix(const std::string& name, int64_t cols, int64_t rows) {
-  const gguf::TensorInfo& t = find(name, {cols, rows});
+Matrix WeightBinder::matrix(const gguf::TensorInfo& t) {
   Matrix m;
   m.type = t.type;
-  m.cols = cols;
-  m.rows = rows;
+  m.cols = t.ne[0];
+  m.rows = t.ne[1];
   m.data = t.data;
-  m.row_bytes = row_bytes(t.type, cols);
+  m.row_bytes = row_bytes(t.type, t.ne[0]);
   m.name = t.name;
   m.derived = std::make_shared<DerivedWeights>();
   return m;
@@ -58,12 +58,18 @@ const float* WeightBinder::as_f32(const gguf::TensorInfo& t) {
   return converted_.back().get();
 }
 
-const float* WeightBinder::vector(const std::string& name, int64_t n) {
-  return as_f32(find(name, {n}));
-}
-
-const float* WeightBinder::f32_matrix(const std::string& name, int64_t cols, int64_t rows) {
-  return as_f32(find(name, {cols, rows}));
+BoundTensors WeightBinder::bind(std::span<const TensorSpec> list) {
+  BoundTensors b;
+  for (const TensorSpec& spec : list) {
+    if (spec.optional && !has(spec.name)) continue;
+    const gguf::TensorInfo& t = find(spec.name, spec.ne);
+    BoundTensors::Bound& out = b.bound_[{spec.layer, spec.role}];
+    if (spec.kind == TensorKind::matrix)
+      out.matrix = matrix(t);
+    else
+      out.f32 = as_f32(t);
+  }
+  return b;
 }
 
 void WeightBinder::keep(const std::string& name) {

@@ -16,7 +16,7 @@
 namespace kz {
 
 struct DeviceOptions {
-  std::string device = "cpu";  // backend/factory.h: cpu (or none), ref, opencl[:N], faulty:...
+  std::string device = "cpu";  // backend/factory.h: cpu (or none), ref, opencl[:N], ggml:NAME
   // Split execution: batches of at least prefill_min_tokens tokens on prefill_device, the rest
   // (decode, short prompts) on decode_device; empty: `device`.
   std::string prefill_device, decode_device;

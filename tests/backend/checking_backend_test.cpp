@@ -10,9 +10,9 @@
 #include <set>
 
 #include "backend/cpu_backend.h"
-#include "backend/faulty_backend.h"
 #include "backend/filtered_backend.h"
 #include "quant/quant.h"
+#include "test_support/faulty_backend.h"
 
 namespace kz {
 namespace {

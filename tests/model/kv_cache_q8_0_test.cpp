@@ -12,7 +12,7 @@
 #include "backend/factory.h"
 #include "base/error.h"
 #include "model/model.h"
-#include "model/synthetic.h"
+#include "test_support/synthetic.h"
 #include "testing/metrics.h"
 #include "testing/reference_logits.h"
 

@@ -17,8 +17,8 @@
 #include "backend/ref_backend.h"
 #include "base/error.h"
 #include "model/model.h"
-#include "model/synthetic.h"
 #include "quant/quant.h"
+#include "test_support/synthetic.h"
 #include "testing/reference_logits.h"
 
 namespace kz {

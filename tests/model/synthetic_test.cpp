@@ -1,7 +1,7 @@
 // Synthetic models: every small preset in several weight types loads and evaluates; files are
 // deterministic in the seed; the streamed file equals gguf::Writer's bytes; state sizes match
 // the loaders'; the synthesized vocabulary is consistent byte-level BPE.
-#include "model/synthetic.h"
+#include "test_support/synthetic.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 #include "base/error.h"
 #include "gguf/gguf.h"
 #include "model/model.h"
-#include "model/synthetic_vocab.h"
+#include "test_support/synthetic_vocab.h"
 
 namespace kz {
 namespace {

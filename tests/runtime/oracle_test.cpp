@@ -11,10 +11,10 @@
 #include <set>
 
 #include "backend/cpu_backend.h"
-#include "backend/faulty_backend.h"
 #include "base/error.h"
 #include "base/progress.h"
 #include "runtime/devices.h"
+#include "test_support/faulty_backend.h"
 #include "testing/memory_stream.h"
 #include "testing/reference_logits.h"
 #include "testing/teacher_forced.h"
@@ -114,7 +114,9 @@ TEST_P(InjectedFault, IsFlaggedBisectedAndFiltered) {
   EXPECT_EQ(b.first->shape.kind, p.kind);
   EXPECT_TRUE(OpFilter::parse(p.fault).matches(b.first->shape)) << b.first->shape.to_string();
 
-  // Through Devices as an app would: the faulty device with and without `auto`.
+  // Through Devices as an app would: the faulty device with and without `auto`. The app's
+  // library has no such device; the tests add it to the registry, as the CLI does.
+  register_faulty_device();
   const std::string cache = ::testing::TempDir() + "/oracle_test_cache_" +
                             testing::test_name(p.model) + "_" + testing::test_name(p.fault);
   std::filesystem::remove_all(cache);

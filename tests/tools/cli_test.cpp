@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "model/synthetic.h"
+#include "test_support/synthetic.h"
 #include "testing/cli_runner.h"
 #include "testing/reference_logits.h"
 

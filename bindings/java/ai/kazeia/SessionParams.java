@@ -9,7 +9,7 @@ public final class SessionParams {
   /** KV cache element types, "f32", "f16" or "q8_0"; null: the engine's default. */
   public String kType = null;
   public String vType = null;
-  /** The device: "cpu", "ref" or "faulty:ENTRIES" (a test device); null: the engine's default. */
+  /** The device: "cpu", "ref", "opencl:N" or "ggml:NAME"; null: the engine's default. */
   public String backend = null;
   /**
    * Ops to run on the CPU instead of the device: a list such as "ssm_conv@prompt", a file, or

@@ -1,4 +1,4 @@
-#include "model/synthetic_vocab.h"
+#include "test_support/synthetic_vocab.h"
 
 #include <algorithm>
 #include <climits>
@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
-#include "model/synthetic_random.h"
+#include "test_support/synthetic_random.h"
 
 namespace kz {
 

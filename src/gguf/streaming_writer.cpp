@@ -1,4 +1,4 @@
-#include "model/synthetic_writer.h"
+#include "gguf/streaming_writer.h"
 
 #include <algorithm>
 #include <cerrno>

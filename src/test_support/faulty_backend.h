@@ -3,7 +3,8 @@
 // channel counts). `faults` uses the op filter's syntax to say which ops, phases and shapes to
 // corrupt; `kazeia --device faulty:ENTRIES` runs the CPU backend so corrupted. Its only use is to
 // prove that the oracle, bisect and the op filter find and contain such a bug. It corrupts an
-// op's f32 output (written[0]); kv_store into an F16 or Q8_0 cache stays healthy.
+// op's f32 output (written[0]); kv_store into an F16 or Q8_0 cache stays healthy. A test-support
+// device: the app's library (libkazeia.so) has no such device kind.
 #pragma once
 
 #include <memory>
@@ -26,5 +27,9 @@ class FaultyBackend final : public InterceptingBackend {
   std::unique_ptr<Backend> inner_;
   OpFilter faults_;
 };
+
+// Adds the device kind `faulty:ENTRIES` to the registry (backend/device_registry.h), after the
+// engine's own; the kazeia CLI and the tests that name the device call it.
+void register_faulty_device();
 
 }  // namespace kz

@@ -1,6 +1,7 @@
-// Synthetic qwen3 / qwen35 models: presets, the tensor list the loaders (qwen3.cpp, qwen35.cpp)
-// bind, the metadata they read, and weight generation streamed to the file.
-#include "model/synthetic.h"
+// Synthetic qwen3 / qwen35 models: presets, the metadata the loaders read, their tensor list
+// (model/tensor_list.h) with an initialization per tensor, and weight generation streamed to the
+// file.
+#include "test_support/synthetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +12,11 @@
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "gguf/gguf.h"
-#include "model/synthetic_random.h"
-#include "model/synthetic_vocab.h"
-#include "model/synthetic_writer.h"
+#include "gguf/streaming_writer.h"
+#include "model/tensor_list.h"
 #include "quant/quant.h"
+#include "test_support/synthetic_random.h"
+#include "test_support/synthetic_vocab.h"
 
 namespace kz {
 namespace {
@@ -108,75 +110,63 @@ struct Init {
   bool neg_exp = false;
 };
 
-struct TensorPlan {
-  std::string name;
-  std::vector<int64_t> ne;
-  bool matrix;  // in the weight type; other tensors stay F32 like the reference quantizer's
-  Init init;
-};
-
-bool is_recurrent(const SyntheticConfig& c, int64_t il) {
-  return c.arch == "qwen35" && (il + 1) % c.full_attention_interval != 0;
-}
-
-// The tensors the loaders bind, with initializations that keep the forward pass sane: matrices
-// uniform +-1/sqrt(fan_in) (projections back into the residual stream further scaled by
-// 1/sqrt(2 n_layer)), embeddings and LM head giving logits of standard deviation ~2, norm weights
-// 1 +- 0.1, ssm_a = -exp(U[-1, 1]), dt bias in [-4, -2] (per-token decay ~0.9), conv taps +-0.5.
-std::vector<TensorPlan> plan_tensors(const SyntheticConfig& c) {
-  const int64_t E = c.n_embd, V = c.n_vocab, F = c.n_ff, D = c.head_dim;
-  const int64_t QD = int64_t(c.n_head) * D, KD = int64_t(c.n_head_kv) * D;
-  const float residual = 1.0f / std::sqrt(2.0f * float(c.n_layer));
-  const Init norm{1.0f, 0.1f};
-  const float head_width = std::sqrt(3.0f) * 2.0f / std::sqrt(float(E));
-  std::vector<TensorPlan> p;
-  auto matrix = [&](std::string name, int64_t cols, int64_t rows, float scale = 1.0f) {
-    p.push_back({std::move(name), {cols, rows}, true, {0.0f, scale / std::sqrt(float(cols))}});
-  };
-  auto vector = [&](std::string name, int64_t n, Init init) {
-    p.push_back({std::move(name), {n}, false, init});
-  };
-
-  p.push_back({"token_embd.weight", {E, V}, true, {0.0f, head_width}});
+std::vector<BlockType> block_types(const SyntheticConfig& c) {
+  std::vector<BlockType> blocks;
   for (int64_t il = 0; il < c.n_layer; ++il) {
-    const std::string b = "blk." + std::to_string(il) + ".";
-    vector(b + "attn_norm.weight", E, norm);
-    if (is_recurrent(c, il)) {
-      const int64_t key_dim = int64_t(c.n_k) * c.d_k, value_dim = int64_t(c.n_v) * c.d_k;
-      const int64_t conv_dim = 2 * key_dim + value_dim;
-      matrix(b + "attn_qkv.weight", E, conv_dim);
-      matrix(b + "attn_gate.weight", E, value_dim);
-      p.push_back({b + "ssm_conv1d.weight", {c.d_conv, conv_dim}, false, {0.0f, 0.5f}});
-      vector(b + "ssm_dt.bias", c.n_v, {-3.0f, 1.0f});
-      vector(b + "ssm_a", c.n_v, {0.0f, 1.0f, true});
-      matrix(b + "ssm_beta.weight", E, c.n_v);
-      matrix(b + "ssm_alpha.weight", E, c.n_v);
-      vector(b + "ssm_norm.weight", c.d_k, norm);
-      matrix(b + "ssm_out.weight", value_dim, E, residual);
-    } else {
-      // qwen35: per head, D query values then D output-gate values.
-      matrix(b + "attn_q.weight", E, c.arch == "qwen35" ? 2 * QD : QD);
-      matrix(b + "attn_k.weight", E, KD);
-      matrix(b + "attn_v.weight", E, KD);
-      matrix(b + "attn_output.weight", QD, E, residual);
-      vector(b + "attn_q_norm.weight", D, norm);
-      vector(b + "attn_k_norm.weight", D, norm);
-    }
-    vector(b + (c.arch == "qwen35" ? "post_attention_norm.weight" : "ffn_norm.weight"), E, norm);
-    matrix(b + "ffn_gate.weight", E, F);
-    matrix(b + "ffn_up.weight", E, F);
-    matrix(b + "ffn_down.weight", F, E, residual);
+    const bool recurrent = c.arch == "qwen35" && (il + 1) % c.full_attention_interval != 0;
+    blocks.push_back(recurrent ? BlockType::recurrent : BlockType::attention);
   }
-  vector("output_norm.weight", E, norm);
-  if (!c.tied_output) p.push_back({"output.weight", {E, V}, true, {0.0f, head_width}});
-  return p;
+  return blocks;
 }
 
-// A matrix whose row length is not a multiple of the weight type's block size (e.g. a K-quant
-// and a 64-wide model) is stored as F16 instead: every row length is a multiple of F16's block
-// of 1, and a small odd-shaped model stays usable with any requested type.
-DType tensor_type(const TensorPlan& t, DType weight_type) {
-  if (!t.matrix) return DType::F32;
+// The tensors the loaders bind (model/tensor_list.h), the LM head only if untied.
+std::vector<TensorSpec> plan_tensors(const SyntheticConfig& c) {
+  const ArchDims dims{.arch = c.arch == "qwen35" ? Arch::qwen35 : Arch::qwen3,
+                      .n_vocab = c.n_vocab,
+                      .n_embd = c.n_embd,
+                      .n_ff = c.n_ff,
+                      .n_head = c.n_head,
+                      .n_head_kv = c.n_head_kv,
+                      .head_dim = c.head_dim,
+                      .d_conv = c.d_conv,
+                      .dn = {.n_k = c.n_k, .d_k = c.d_k, .n_v = c.n_v, .d_v = c.d_k}};
+  std::vector<TensorSpec> plan = model_tensors(dims, block_types(c));
+  if (c.tied_output)
+    std::erase_if(plan, [](const TensorSpec& t) { return t.role == TensorRole::output; });
+  return plan;
+}
+
+// Initializations that keep the forward pass sane: matrices uniform +-1/sqrt(fan_in)
+// (projections back into the residual stream further scaled by 1/sqrt(2 n_layer)), embeddings
+// and LM head giving logits of standard deviation ~2, norm weights 1 +- 0.1, ssm_a =
+// -exp(U[-1, 1]), dt bias in [-4, -2] (per-token decay ~0.9), conv taps +-0.5.
+Init init_of(const TensorSpec& t, const SyntheticConfig& c) {
+  const float sqrt_fan_in = std::sqrt(float(t.ne[0]));
+  switch (t.role) {
+    case TensorRole::token_embd:
+    case TensorRole::output:
+      return {0.0f, std::sqrt(3.0f) * 2.0f / std::sqrt(float(c.n_embd))};
+    case TensorRole::attn_output:
+    case TensorRole::ssm_out:
+    case TensorRole::ffn_down:
+      return {0.0f, 1.0f / std::sqrt(2.0f * float(c.n_layer)) / sqrt_fan_in};
+    case TensorRole::ssm_conv:
+      return {0.0f, 0.5f};
+    case TensorRole::ssm_dt_bias:
+      return {-3.0f, 1.0f};
+    case TensorRole::ssm_a:
+      return {0.0f, 1.0f, true};
+    default:  // the other matrices; the vectors left are norm weights
+      return t.kind == TensorKind::matrix ? Init{0.0f, 1.0f / sqrt_fan_in} : Init{1.0f, 0.1f};
+  }
+}
+
+// Matrices in the weight type; vectors and conv taps stay F32, like the reference quantizer's. A
+// matrix whose row length is not a multiple of the weight type's block size (e.g. a K-quant and
+// a 64-wide model) is stored as F16 instead: every row length is a multiple of F16's block of 1,
+// and a small odd-shaped model stays usable with any requested type.
+DType tensor_type(const TensorSpec& t, DType weight_type) {
+  if (t.kind != TensorKind::matrix) return DType::F32;
   return t.ne[0] % info(weight_type).block_size == 0 ? weight_type : DType::F16;
 }
 
@@ -315,8 +305,8 @@ void fill_row(const Init& init, SplitMix64& rng, float* x, int64_t n) {
 
 // Generates and quantizes one tensor in chunks of rows, in parallel; each row's values depend
 // only on (seed, tensor name, row), so the file does not depend on the thread count.
-void write_tensor(StreamingGgufWriter& w, ThreadPool& pool, const TensorPlan& t, DType type,
-                  uint64_t seed, std::vector<std::vector<float>>& rows_f32,
+void write_tensor(StreamingGgufWriter& w, ThreadPool& pool, const TensorSpec& t, const Init& init,
+                  DType type, uint64_t seed, std::vector<std::vector<float>>& rows_f32,
                   std::vector<uint8_t>& chunk) {
   constexpr uint64_t kChunkBytes = 16 << 20;
   const int64_t cols = t.ne[0];
@@ -333,7 +323,7 @@ void write_tensor(StreamingGgufWriter& w, ThreadPool& pool, const TensorPlan& t,
       x.resize(cols);
       for (int64_t r = begin; r < end; ++r) {
         SplitMix64 rng(mix_seed(tensor_seed, uint64_t(r0 + r)));
-        fill_row(t.init, rng, x.data(), cols);
+        fill_row(init, rng, x.data(), cols);
         quantize_row(type, x.data(), chunk.data() + r * rb, cols);
       }
     });
@@ -400,13 +390,13 @@ void validate_synthetic_config(const SyntheticConfig& c) {
 SyntheticSizes synthetic_sizes(const SyntheticConfig& c) {
   validate_synthetic_config(c);
   SyntheticSizes s;
-  for (const TensorPlan& t : plan_tensors(c)) {
+  for (const TensorSpec& t : plan_tensors(c)) {
     uint64_t n = 1;
     for (int64_t d : t.ne) n *= uint64_t(d);
     s.n_params += n;
   }
-  for (int64_t il = 0; il < c.n_layer; ++il)
-    ++(is_recurrent(c, il) ? s.n_recurrent_layers : s.n_attention_layers);
+  for (BlockType b : block_types(c))
+    ++(b == BlockType::recurrent ? s.n_recurrent_layers : s.n_attention_layers);
   if (s.n_recurrent_layers) {
     const uint64_t conv_dim = uint64_t(2 * c.n_k + c.n_v) * c.d_k;
     const uint64_t floats = (c.d_conv - 1) * conv_dim + uint64_t(c.n_v) * c.d_k * c.d_k;
@@ -420,7 +410,7 @@ uint64_t synthetic_weight_bytes(const SyntheticConfig& c, DType weight_type) {
   validate_synthetic_config(c);
   check_weight_type(weight_type);
   uint64_t bytes = 0;
-  for (const TensorPlan& t : plan_tensors(c))
+  for (const TensorSpec& t : plan_tensors(c))
     bytes += tensor_bytes(tensor_type(t, weight_type), t.ne);
   return bytes;
 }
@@ -442,9 +432,9 @@ void write_synthetic_model(const SyntheticConfig& cfg, const SyntheticOptions& o
   for (gguf::KeyValue& kv : tokenizer.kvs) meta.kvs.push_back(std::move(kv));
   tokenizer.kvs.clear();
 
-  const std::vector<TensorPlan> plan = plan_tensors(c);
+  const std::vector<TensorSpec> plan = plan_tensors(c);
   std::vector<StreamingGgufWriter::TensorHeader> headers;
-  for (const TensorPlan& t : plan)
+  for (const TensorSpec& t : plan)
     headers.push_back({t.name, tensor_type(t, opt.weight_type), t.ne});
 
   const int n_threads = resolve_thread_count(opt.n_threads, "thread count");
@@ -455,7 +445,8 @@ void write_synthetic_model(const SyntheticConfig& cfg, const SyntheticOptions& o
     StreamingGgufWriter w(path, meta.kvs, headers);
     meta.kvs.clear();  // the vocabulary can be large; it is in the file now
     for (size_t i = 0; i < plan.size(); ++i)
-      write_tensor(w, pool, plan[i], headers[i].type, opt.seed, rows_f32, chunk);
+      write_tensor(w, pool, plan[i], init_of(plan[i], c), headers[i].type, opt.seed, rows_f32,
+                   chunk);
     w.finish();
   } catch (...) {
     std::remove(path.c_str());
