@@ -53,13 +53,7 @@ Qwen3::Qwen3(gguf::File file) : Model(std::move(file)) {
            hp_.n_block, hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
-  const ArchDims dims{.arch = Arch::qwen3,
-                      .n_vocab = hp_.n_vocab,
-                      .n_embd = hp_.n_embd,
-                      .n_ff = hp_.n_ff,
-                      .n_head = hp_.n_head,
-                      .n_head_kv = hp_.n_head_kv,
-                      .head_dim = hp_.head_dim};
+  const ArchDims dims = arch_dims(Arch::qwen3, hp_);
   const std::vector<BlockType> blocks(hp_.n_block, BlockType::attention);
   WeightBinder w(f);
   const BoundTensors t = w.bind(model_tensors(dims, blocks));

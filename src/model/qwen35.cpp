@@ -162,15 +162,7 @@ Qwen35::Qwen35(gguf::File file) : Model(std::move(file)) {
            n_layer_,    hp_.n_ctx_train};
   attn_ = {hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.n_rot, hp_.freq_base, hp_.eps};
 
-  const ArchDims dims{.arch = Arch::qwen35,
-                      .n_vocab = hp_.n_vocab,
-                      .n_embd = hp_.n_embd,
-                      .n_ff = hp_.n_ff,
-                      .n_head = hp_.n_head,
-                      .n_head_kv = hp_.n_head_kv,
-                      .head_dim = hp_.head_dim,
-                      .d_conv = d_conv_,
-                      .dn = dn_};
+  const ArchDims dims = arch_dims(Arch::qwen35, hp_, d_conv_, dn_);
   WeightBinder w(f);
   const BoundTensors t = w.bind(model_tensors(dims, blocks_));
   tok_embd_ = t.matrix(TensorRole::token_embd);

@@ -4,6 +4,18 @@
 
 namespace kz {
 
+ArchDims arch_dims(Arch arch, const CommonHparams& hp, int d_conv, DeltaNetDims dn) {
+  return {.arch = arch,
+          .n_vocab = hp.n_vocab,
+          .n_embd = hp.n_embd,
+          .n_ff = hp.n_ff,
+          .n_head = hp.n_head,
+          .n_head_kv = hp.n_head_kv,
+          .head_dim = hp.head_dim,
+          .d_conv = d_conv,
+          .dn = dn};
+}
+
 TensorSpec tensor_spec(const ArchDims& d, TensorRole role, int64_t layer) {
   const int64_t E = d.n_embd, V = d.n_vocab, F = d.n_ff, D = d.head_dim;
   const int64_t QD = int64_t(d.n_head) * D, KD = int64_t(d.n_head_kv) * D;

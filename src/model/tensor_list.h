@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/hparams.h"
 #include "ops/op_types.h"
 
 namespace kz {
@@ -72,6 +73,9 @@ struct ArchDims {
   int d_conv = 0;        // qwen35's recurrent blocks: conv taps
   DeltaNetDims dn = {};  // and their heads
 };
+
+// The dimensions of a file's keys (read_common_hparams), with qwen35's recurrent blocks' own.
+ArchDims arch_dims(Arch arch, const CommonHparams& hp, int d_conv = 0, DeltaNetDims dn = {});
 
 enum class BlockType : uint8_t { attention, recurrent };  // qwen3: attention only
 
