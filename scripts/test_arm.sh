@@ -30,8 +30,9 @@
 #   quantizer check (QuantizeModel.EveryTensorHoldsTheQuantizersBytes: scalar file quantizers;
 #   QuantFixture checks every block quantizer bit for bit), and the synthetic-model writer's
 #   tests (Synthetic: portable code);
-# - the tests that start the aarch64 `kazeia` binary as a child process (Cli, GgmlLoader, QuantizeCli,
-#   LimitsCli: that needs qemu registered with binfmt_misc), ModelFile* (a death test that
+# - the tests that start the aarch64 `kazeia` binary as a child process (that needs qemu
+#   registered with binfmt_misc): every suite of a test file that includes testing/cli_runner.h,
+#   found in the sources so that a new one is left out too; ModelFile* (a death test that
 #   re-executes the binary, and an address-space limit that applies to qemu itself), soak_short
 #   (the host's code, ~20x slower emulated) and valgrind (a host tool).
 # Everything here is emulated: correctness, not speed.
@@ -49,7 +50,11 @@ jobs=$(nproc)
 levels=${KAZEIA_ARM_LEVELS:-max dotprod neon scalar}
 # CTest names of parameterized tests end in " # GetParam() = ...".
 models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
-left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|SpeculativeSession\..*_mtp_|InjectedFault\..*_small_|^QuantizeModel\.EveryTensor|Synthetic|^Cli\.|^GgmlLoader\.|^QuantizeCli\.|^LimitsCli\.|^ModelFile|^soak_short$'
+cli_suites=$(grep -rl --include='*.cpp' 'testing/cli_runner.h' tests |
+  xargs sed -n 's/^TEST\(_F\|_P\)\?(\([A-Za-z0-9_]*\),.*/\2/p' | sort -u | paste -sd '|')
+left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|SpeculativeSession\..*_mtp_|InjectedFault\..*_small_|^QuantizeModel\.EveryTensor|Synthetic|^ModelFile|^soak_short$'
+left_out+="|^($cli_suites)\\."
+
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v "$tool" > /dev/null || {
