@@ -17,7 +17,6 @@
 #include "kernels/ref/vec_dot.h"
 #include "quant/quant.h"
 #include "testing/backend_conformance.h"
-#include "testing/delta_rule_case.h"
 
 namespace kz {
 namespace {
@@ -202,15 +201,10 @@ TEST_P(CpuVsRef, GatedDeltaRule) {
                              {{1, 128, 3, 64}, 1},
                              {{2, 32, 4, 32}, 70},
                              {{2, 64, 4, 64}, 9}}) {
-    SCOPED_TRACE("d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
-    const testing::DeltaRuleCase c = testing::random_delta_rule_case(dims, n_tok);
-    const testing::DeltaRuleResult got = testing::run_delta_rule(*cpu_, c);
-    const testing::DeltaRuleResult want = testing::run_delta_rule(ref_, c);
     // The chunked form (prefill) differs from the recurrence by its own rounding (its tests in
     // delta_net_test.cpp bound it at 1e-4); decode uses reordered sums only.
-    const double tol = n_tok > 1 ? 1e-4 : kReorderedSumTol;
-    KZ_EXPECT_CLOSE(got.out, want.out, tol);
-    KZ_EXPECT_CLOSE(got.state, want.state, tol);
+    testing::expect_delta_rule_matches(*cpu_, ref_, dims, n_tok,
+                                       n_tok > 1 ? 1e-4 : kReorderedSumTol);
   }
 }
 

@@ -5,7 +5,6 @@
 // copies.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -13,7 +12,6 @@
 
 #include "opencl_op_test.h"
 #include "testing/backend_conformance.h"
-#include "testing/delta_rule_case.h"
 
 namespace kz {
 namespace {
@@ -43,28 +41,10 @@ constexpr DType kMatrixTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::
                                   DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
 TEST_P(OpenclVsRef, Matmul) {
-  for (DType t : kMatrixTypes) {
-    for (auto [cols, rows, n_tok] : {std::tuple<int64_t, int64_t, int64_t>{256, 37, 1},
-                                     {512, 64, 3},
-                                     {512, 65, 4},
-                                     {1024, 133, 9},
-                                     {256, 64, 63},
-                                     {256, 127, 64},
-                                     {768, 200, 65},
-                                     {256, 70, 128},
-                                     {512, 33, 129},
-                                     {2048, 16, 130}}) {
-      SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::to_string(rows) + "x" +
-                   std::to_string(cols) + " tokens " + std::to_string(n_tok));
-      const Weights w = random_matrix(t, cols, rows);
-      const auto x = random(cols * n_tok, 99, 2.0f);
-      std::vector<float> got(rows * n_tok), want(rows * n_tok);
-      cl_->matmul(w.m, x.data(), n_tok, got.data());
-      ref_.matmul(w.m, x.data(), n_tok, want.data());
-      KZ_EXPECT_CLOSE(got, want, kMatmulTol);
-      cl_->forget_weights();  // the next matrix may reuse these addresses
-    }
-  }
+  testing::expect_matmul_matches(
+      *cl_, ref_, kMatrixTypes, [](DType) { return kMatmulTol; }, [&] { cl_->forget_weights(); },
+      // around the 64-row, 128-token tile and the gemv/gemm switch at 4 tokens
+      {{512, 64, 3}, {256, 64, 63}, {256, 70, 128}, {512, 33, 129}});
 }
 
 // Float weights need not fill whole 32-column chunks.
@@ -84,18 +64,9 @@ TEST_P(OpenclVsRef, MatmulFloatWeightsWithColumnTails) {
     }
 }
 
-// Dequantization is the reference's, bit for bit.
 TEST_P(OpenclVsRef, GetRowsIsExact) {
-  for (DType t : kMatrixTypes) {
-    const int64_t cols = 512, rows = 50;
-    const Weights w = random_matrix(t, cols, rows);
-    const std::vector<int32_t> ids = {0, 49, 7, 7, 23};
-    std::vector<float> got(ids.size() * cols), want(got.size());
-    cl_->get_rows(w.m, ids, got.data());
-    ref_.get_rows(w.m, ids, want.data());
-    EXPECT_EQ(got, want) << dtype_name(t);
-    cl_->forget_weights();
-  }
+  testing::expect_get_rows_exact(*cl_, ref_, kMatrixTypes, [&] { cl_->forget_weights(); });
+  // F16 rows that are not whole 32-column chunks.
   const Weights tail = random_matrix(DType::F16, 13, 4);
   const std::vector<int32_t> ids = {3, 1};
   std::vector<float> got(2 * 13), want(got.size());
@@ -109,13 +80,8 @@ TEST_P(OpenclVsRef, Norms) {
                               [&] { cl_->forget_weights(); });
 }
 
-// In place, as the model calls it (q normalized into itself).
 TEST_P(OpenclVsRef, RmsNormInPlace) {
-  auto got = random(128 * 16, 4), want = got;
-  const auto w = random(128, 5);
-  cl_->rms_norm(got.data(), w.data(), 128, 16, 1e-6f, got.data());
-  ref_.rms_norm(want.data(), w.data(), 128, 16, 1e-6f, want.data());
-  KZ_EXPECT_CLOSE(got, want, kNormTol);
+  testing::expect_rms_norm_in_place_matches(*cl_, ref_, kNormTol);
 }
 
 TEST_P(OpenclVsRef, RopeNeox) {
@@ -127,14 +93,7 @@ TEST_P(OpenclVsRef, Elementwise) {
 }
 
 TEST_P(OpenclVsRef, SplitHalvesIsExact) {
-  for (auto [rows, n] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {16 * 5, 256}, {512, 128}}) {
-    const auto x = random(rows * 2 * n, 9);
-    std::vector<float> a(rows * n), b(rows * n), want_a(a.size()), want_b(b.size());
-    cl_->split_halves(x.data(), rows, n, a.data(), b.data());
-    ref_.split_halves(x.data(), rows, n, want_a.data(), want_b.data());
-    EXPECT_EQ(a, want_a) << rows << " rows of " << n;
-    EXPECT_EQ(b, want_b) << rows << " rows of " << n;
-  }
+  testing::expect_split_halves_exact(*cl_, ref_);
 }
 
 TEST_P(OpenclVsRef, JoinHalvesIsExact) {
@@ -147,29 +106,8 @@ TEST_P(OpenclVsRef, JoinHalvesIsExact) {
   }
 }
 
-// The stored bytes are the reference's for every cache type pair, NaN, infinities and values
-// that round to F16's extremes included.
 TEST_P(OpenclVsRef, KvStoreWritesTheReferenceBytes) {
-  for (auto [n_ctx, pos0, n_tok, n_kv, d] :
-       {std::tuple<int64_t, int64_t, int64_t, int, int>{23, 4, 19, 3, 96}, {70, 69, 1, 2, 64}}) {
-    for (DType kt : {DType::F16, DType::F32, DType::Q8_0})
-      for (DType vt : {DType::F16, DType::Q8_0, DType::F32}) {
-        SCOPED_TRACE(std::string(dtype_name(kt)) + "/" + std::string(dtype_name(vt)) + " tokens " +
-                     std::to_string(n_tok));
-        const int64_t row = int64_t(n_kv) * d;
-        auto kf = random(n_tok * row, 31, 3.0f), vf = random(n_tok * row, 32, 3.0f);
-        kf[5] = NAN, kf[17] = INFINITY, vf[0] = 3e-8f;
-        if (n_tok > 1) kf[40] = -65520.0f, vf[9] = 65519.0f, vf[100] = -NAN;
-        const uint64_t kb = row_bytes(kt, d) * n_kv * n_ctx, vb = row_bytes(vt, d) * n_kv * n_ctx;
-        std::vector<uint8_t> k_got(kb, 0xAB), v_got(vb, 0xAB), k_want(kb, 0xAB), v_want(vb, 0xAB);
-        const KvCacheView got{kt, vt, k_got.data(), v_got.data(), n_ctx, n_kv, d};
-        const KvCacheView want{kt, vt, k_want.data(), v_want.data(), n_ctx, n_kv, d};
-        cl_->kv_store(got, pos0, n_tok, kf.data(), vf.data());
-        ref_.kv_store(want, pos0, n_tok, kf.data(), vf.data());
-        EXPECT_EQ(k_got, k_want);
-        EXPECT_EQ(v_got, v_want);
-      }
-  }
+  testing::expect_kv_store_matches(*cl_, ref_, 0);  // every byte, Q8_0's included
 }
 
 TEST_P(OpenclVsRef, Attention) {
@@ -195,18 +133,7 @@ TEST_P(OpenclVsRef, AttentionAtTheLargestPromptShape) {
 
 // The convolution is the reference's operations in the reference's order: equal bits.
 TEST_P(OpenclVsRef, SsmConvIsExact) {
-  for (auto [channels, n_tok, d_conv] :
-       {std::tuple<int64_t, int64_t, int>{1031, 6, 4}, {6144, 1, 4}, {100, 2, 4}, {33, 70, 3}}) {
-    SCOPED_TRACE("channels " + std::to_string(channels) + " tokens " + std::to_string(n_tok));
-    const auto x = random(n_tok * channels, 21), w = random(channels * d_conv, 22);
-    auto s_got = random(channels * (d_conv - 1), 23), s_want = s_got;
-    std::vector<float> got(n_tok * channels), want(got.size());
-    cl_->ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_got.data(), got.data());
-    ref_.ssm_conv(x.data(), n_tok, channels, d_conv, w.data(), s_want.data(), want.data());
-    EXPECT_EQ(got, want);
-    EXPECT_EQ(s_got, s_want);
-    cl_->forget_weights();
-  }
+  testing::expect_ssm_conv_matches(*cl_, ref_, 0, [&] { cl_->forget_weights(); });
 }
 
 TEST_P(OpenclVsRef, DeltaNetGates) {
@@ -234,13 +161,8 @@ TEST_P(OpenclVsRef, GatedDeltaRule) {
                                {{16, 128, 32, 128}, 512}}) {        // the Qwen3.5-4B pp512 shape
       if (form == DeltaRuleForm::kChunked && n_tok == 1) continue;  // decode: the recurrence
       cl_->set_delta_rule_form(form);
-      SCOPED_TRACE(std::string(form == DeltaRuleForm::kChunked ? "chunked" : "recurrent") +
-                   " d_k " + std::to_string(dims.d_k) + " tokens " + std::to_string(n_tok));
-      const testing::DeltaRuleCase c = testing::random_delta_rule_case(dims, n_tok);
-      const testing::DeltaRuleResult got = testing::run_delta_rule(*cl_, c);
-      const testing::DeltaRuleResult want = testing::run_delta_rule(ref_, c);
-      KZ_EXPECT_CLOSE(got.out, want.out, kDeltaRuleTol);
-      KZ_EXPECT_CLOSE(got.state, want.state, kDeltaRuleTol);
+      SCOPED_TRACE(form == DeltaRuleForm::kChunked ? "chunked" : "recurrent");
+      testing::expect_delta_rule_matches(*cl_, ref_, dims, n_tok, kDeltaRuleTol);
     }
 }
 

@@ -1,14 +1,24 @@
-// Random quantized weight matrices for backend op tests.
+// Random inputs and quantized weight matrices for backend op tests.
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "ops/op_types.h"
 #include "quant/quant.h"
-#include "testing/backend_conformance.h"
 
 namespace kz::testing {
+
+// n normal values of standard deviation `scale`, in a V (std::vector or SharedVector).
+template <class V = std::vector<float>>
+V random(int64_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  V v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
 
 struct Weights {
   std::vector<uint8_t> bytes;
