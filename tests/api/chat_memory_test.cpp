@@ -2,12 +2,14 @@
 // (models/kazeia-chat-q8_0.gguf): three turns in French through Session::generate with the whole
 // history each turn, as the app calls it. At turn 3 the answer holds the first name and the age
 // given at turn 1; the third call reuses the second call's state; a state saved after turn 2 and
-// loaded into a fresh session gives the same turn 3. The same scenario runs through the C API
-// (tests/bindings/c_memory_test.c) and JNI (tests/bindings/java/MemoryTest.java).
+// loaded into a fresh session gives the same turn 3; at turn 10, after small talk, the answer
+// still holds both. The same scenario runs through the C API (tests/bindings/c_memory_test.c)
+// and JNI (tests/bindings/java/MemoryTest.java).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/engine.h"
@@ -17,11 +19,18 @@ namespace kz {
 namespace {
 
 const std::string kModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
-// The user's three messages: training phrasings, and a first name held out of training (in no
-// training list of tools/train/chat_names.py). Recall on held-out phrasings is lower:
-// docs/training.md.
+// The user's messages: training phrasings, and a first name held out of training (in no
+// training list of tools/train/chat_names.py). Recall on held-out phrasings: docs/training.md.
+// Turns 1-3 are the acceptance scenario; turns 4-9 small talk, turn 10 the same question.
 const char* const kTurns[] = {"Bonjour, je m'appelle Juliette et j'ai 34 ans.",
                               "Il fait beau aujourd'hui.",
+                              "Tu te rappelles mon prénom et mon âge ?",
+                              "Comment ça va ?",
+                              "J'aime beaucoup la musique.",
+                              "Tu aimes lire ?",
+                              "Je viens de manger une pizza.",
+                              "Il pleut depuis ce matin.",
+                              "Je bois un café.",
                               "Tu te rappelles mon prénom et mon âge ?"};
 
 int64_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
@@ -123,6 +132,37 @@ TEST_F(ChatMemory, MtpDraftingKeepsEveryAnswer) {
       accepted += got[turn].speculative.accepted;
     }
     EXPECT_GT(accepted, 0);
+  }
+}
+
+// Ten turns later, after small talk, the answer still holds the name and the age.
+TEST_F(ChatMemory, TheTenthAnswerStillRecallsTheNameAndAge) {
+  Session s(engine_, params_);
+  std::vector<ChatMessage> history;
+  const GenerateResult tenth = play(s, history, 10).back();
+  EXPECT_EQ(tenth.stop, StopReason::EndOfTurn);
+  EXPECT_NE(tenth.content.find("Juliette"), std::string::npos) << tenth.text;
+  EXPECT_NE(tenth.content.find("34"), std::string::npos) << tenth.text;
+}
+
+// A fact never given is said to be missing, not made up, in both languages (how often on
+// held-out phrasings: docs/training.md).
+TEST_F(ChatMemory, AFactNeverGivenIsSaidToBeMissing) {
+  for (const auto& [turns, missing] :
+       {std::pair<std::vector<std::string>, std::string>{
+            {kTurns[0], kTurns[1], "Tu te rappelles ma ville ?"}, "Tu ne m'as pas encore dit"},
+        {{"Hello, my name is Juliette and I am 34.", "The weather is nice today.",
+          "Do you remember where I live?"},
+         "You haven't told me"}}) {
+    Session s(engine_, params_);
+    std::vector<ChatMessage> history;
+    for (const std::string& turn : turns) {
+      history.push_back({"user", turn, ""});
+      last_ = s.generate(history, testing::generate_params(48));
+      history.push_back({"assistant", last_.text, ""});
+    }
+    EXPECT_EQ(last_.stop, StopReason::EndOfTurn);
+    EXPECT_NE(last_.content.find(missing), std::string::npos) << last_.text;
   }
 }
 

@@ -2,7 +2,9 @@
  * chat model: three turns in French with the whole history each call; the answer at turn 3 holds
  * the first name and the age given at turn 1, the third call reuses the prefix (the state after
  * turn 2 up to where its prompt ended), and a state saved after turn 2 and loaded into a fresh
- * session gives the same turn 3. The C++ twin is tests/api/chat_memory_test.cpp.
+ * session gives the same turn 3. At turn 10, after small talk, the answer still holds both; a
+ * question about a fact never given is answered as such. The C++ twin is
+ * tests/api/chat_memory_test.cpp.
  * Usage: test_c_memory <models/kazeia-chat-q8_0.gguf>
  */
 #include <stdio.h>
@@ -21,14 +23,26 @@ static void require_ok(kz_status status, char* error, const char* what) {
   exit(1);
 }
 
-static const char* const turns[3] = {"Bonjour, je m'appelle Juliette et j'ai 34 ans.",
-                                     "Il fait beau aujourd'hui.",
-                                     "Tu te rappelles mon prénom et mon âge ?"};
+#define N_TURNS 10
+#define NEVER_GIVEN N_TURNS /* a question about a fact never given, after turns 1-2 */
+/* Turns 1-3: the acceptance scenario; 4-9: small talk; 10: the same question. Training
+   phrasings, a first name held out of training. */
+static const char* const turns[N_TURNS + 1] = {"Bonjour, je m'appelle Juliette et j'ai 34 ans.",
+                                               "Il fait beau aujourd'hui.",
+                                               "Tu te rappelles mon prénom et mon âge ?",
+                                               "Comment ça va ?",
+                                               "J'aime beaucoup la musique.",
+                                               "Tu aimes lire ?",
+                                               "Je viens de manger une pizza.",
+                                               "Il pleut depuis ce matin.",
+                                               "Je bois un café.",
+                                               "Tu te rappelles mon prénom et mon âge ?",
+                                               "Tu te rappelles ma ville ?"};
 
 /* The conversation as the app keeps it: user messages and the answers (owned copies). */
 typedef struct {
-  kz_message messages[6];
-  char* answers[3];
+  kz_message messages[2 * N_TURNS];
+  char* answers[N_TURNS];
   size_t n;
 } history;
 
@@ -59,7 +73,7 @@ static void remember(history* h, int turn, const kz_generate_result* r) {
 
 static void forget(history* h) {
   size_t i;
-  for (i = 0; i < 3; ++i) free(h->answers[i]);
+  for (i = 0; i < N_TURNS; ++i) free(h->answers[i]);
 }
 
 static kz_session* new_session(kz_engine* engine) {
@@ -82,7 +96,8 @@ int main(int argc, char** argv) {
   kz_engine* engine = NULL;
   kz_session *a, *b;
   history h;
-  kz_generate_result first, second, third, restored;
+  kz_generate_result first, second, third, restored, later;
+  int turn;
   uint8_t* image = NULL;
   size_t image_size = 0;
   char* error = NULL;
@@ -127,8 +142,40 @@ int main(int argc, char** argv) {
   CHECK(restored.n_tokens == third.n_tokens &&
         memcmp(restored.tokens, third.tokens, third.n_tokens * sizeof(int32_t)) == 0);
   CHECK(strcmp(restored.text, third.text) == 0);
+  remember(&h, 2, &third);
   kz_result_free(&third);
   kz_result_free(&restored);
+
+  /* Turns 4-10 in the first session: turn 10 recalls both. */
+  for (turn = 3; turn < N_TURNS; ++turn) {
+    later = generate(a, &h, turn);
+    if (turn == 9) {
+      printf("turn 10: %s\n", later.text);
+      CHECK(strstr(answer_of(later.text), "Juliette") != NULL);
+      CHECK(strstr(answer_of(later.text), "34") != NULL);
+    }
+    remember(&h, turn, &later);
+    kz_result_free(&later);
+  }
+
+  /* A fact never given, in a fresh session after turns 1-2: the answer says it is missing. */
+  {
+    history g;
+    kz_session* c = new_session(engine);
+    kz_generate_result r;
+    memset(&g, 0, sizeof g);
+    for (turn = 0; turn < 2; ++turn) {
+      r = generate(c, &g, turn);
+      remember(&g, turn, &r);
+      kz_result_free(&r);
+    }
+    r = generate(c, &g, NEVER_GIVEN);
+    printf("never given: %s\n", r.text);
+    CHECK(strstr(answer_of(r.text), "Tu ne m'as pas encore dit") != NULL);
+    kz_result_free(&r);
+    forget(&g);
+    kz_session_free(c);
+  }
 
   forget(&h);
   kz_session_free(a);

@@ -10,15 +10,21 @@ away, and a later answer copies a fixed form from the history. Some in-between t
 (--repeat-rate in train.py) are copy exercises ("Répète après moi : Roelri, 5518, Caen"), a
 dense signal for the copying that recall needs.
 
+Not every statement is acknowledged with its values (NO_ACK_RATE): then a later answer copies
+the fact from the user's own words. Some in-between turns are someone else's facts ("Ma sœur
+s'appelle Léa et elle a 12 ans."), distractors that are never an answer about the user.
+
 Held out: every list is split into a training part and a held-out part. Held-out dialogues use
 held-out first names (real names in no training list), pet names and cities, and held-out
 phrasings: statement and question templates, openers and greetings that no training dialogue
-contains (templates, openers and questions are checked when a Generator is built). Training
-phrasings are composed: a template per fact (12 to 20 per fact and language), an opener, a
-joiner, end punctuation, and variants of case, accents and typing errors on the template words
-(never on the values), so that a model cannot succeed by memorising phrasings; half of the
-training names are pronounceable pseudo-names (chat_names.pseudo_name), so that no name is
-worth memorising.
+contains, whatever the case and accents (templates, openers and questions are checked when a
+Generator is built). Training phrasings are composed: a template per fact (12 to 52 per fact
+and language), an opener, a joiner, a tail after the statement, end punctuation, and variants
+of case, accents and typing errors on the template words (never on the values), so that a model
+cannot succeed by memorising phrasings. Training names are real (45 %), pronounceable
+pseudo-names (chat_names.pseudo_name, 40 %) or arbitrary strings (chat_names.arbitrary_name,
+15 %: letter salad in any case, compounds), and training numbers have 1 to 8 digits, so that no
+value is worth memorising and any string can be one.
 
 Deterministic for a seed.
 
@@ -29,7 +35,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES, pseudo_name
+from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES, arbitrary_name, pseudo_name
 
 HELDOUT_EVERY = 4  # entry i of a name, city, greeting or small-talk list is held out iff i % 4 == 3
 
@@ -118,6 +124,67 @@ STATE_TRAIN = {
                    "the number I love most is {}", "I'm a fan of the number {}"],
     },
 }
+# More training phrasings per fact (French above all): many forms of one idea, values at the end,
+# in the middle and at the start, so that a model learns where a value sits rather than a list of
+# sentences. Written without looking for paraphrases of the held-out ones (checked, check_split).
+STATE_MORE = {
+    "fr": {
+        "name": ["moi, je m'appelle {}", "je me présente : {}", "je me présente, je m'appelle {}",
+                 "permets-moi de me présenter : {}", "ici {}", "c'est moi, {}",
+                 "{}, c'est mon prénom", "{} est mon prénom", "mon prénom ? {}",
+                 "je m'appelle bien {}", "tu parles à {}", "c'est {} à l'appareil",
+                 "mes proches m'appellent {}", "vous pouvez m'appeler {}", "appelez-moi {}",
+                 "mon prénom s'écrit {}", "je me fais appeler {}", "{}, pour te servir",
+                 "au travail on m'appelle {}", "on m'appelle {} à la maison",
+                 "à la naissance, on m'a appelé {}", "{}, c'est comme ça que je m'appelle",
+                 "mon prénom, tu le sais pas encore : {}", "le prénom que je porte est {}",
+                 "je suis {}, ravi de te parler", "je m'appelle {}, enchanté",
+                 "{} pour les intimes", "mon prénom est bien {}", "je me nomme {} depuis toujours",
+                 "c'est {}, ton utilisateur", "je suis ton utilisateur, {}",
+                 "la personne qui t'écrit s'appelle {}"],
+        "age": ["mon âge est {} ans", "{} ans, c'est mon âge", "je viens de fêter mes {} ans",
+                "j'ai {} ans pile", "je fête mes {} ans", "je compte {} ans", "j'ai {} ans, pas plus",
+                "j'ai {} ans exactement", "côté âge, j'ai {} ans", "mon âge ? {} ans",
+                "j'ai {} balais", "je suis une personne de {} ans", "j'ai atteint {} ans",
+                "j'ai fêté mes {} ans récemment", "j'ai {} ans révolus", "du haut de mes {} ans",
+                "question âge, j'en ai {}", "je suis quelqu'un de {} ans", "j'ai {} années",
+                "mon âge actuel est de {} ans", "j'ai tout pile {} ans", "j'ai {} ans et demi",
+                "j'ai {} ans, eh oui", "{} ans au compteur", "à {} ans, je découvre les assistants"],
+        "city": ["j'habite {}", "je vis en ce moment à {}", "ma ville à moi, c'est {}",
+                 "je me suis installé à {}", "j'habite du côté de {}", "mon adresse est à {}",
+                 "je travaille et j'habite à {}", "je vis à {} depuis longtemps"],
+        "pet": ["mon compagnon, c'est {s} qui s'appelle {}", "{m} porte le nom de {}",
+                "j'ai {s} qu'on appelle {}", "{m} ? il s'appelle {}", "j'ai recueilli {s}, {}"],
+        "date": ["je suis né un {}", "mon anniversaire ? le {}", "ma fête d'anniversaire est le {}",
+                 "je fête mon anniversaire chaque {}"],
+        "number": ["mon nombre à moi, c'est {}", "j'aime bien le nombre {}",
+                   "mon nombre porte-bonheur est {}", "je choisis toujours le nombre {}"],
+    },
+    "en": {
+        "name": ["I go by the name {}", "let me introduce myself: {}", "hi, {} here",
+                 "{} is what people call me", "my name? {}", "I'm {}, nice to meet you",
+                 "you're talking to {}", "{} speaking", "{}, that's me", "the name is {}",
+                 "I'm called {} at home", "at work they call me {}", "my name is spelled {}",
+                 "please call me {}", "{} is the name", "I was named {}", "my mum calls me {}",
+                 "they call me {} at work", "I'm the user, {}", "it's me, {}",
+                 "my name's {}, by the way", "I introduce myself as {}"],
+        "age": ["I'm {} years old exactly", "I'm a {}-year-old",
+                "I recently turned {}", "I've reached {}", "I'm {} and counting",
+                "I just had my {}th birthday", "my current age is {}", "I'm {} years old, yes",
+                "age-wise, I'm {}", "I am aged {}", "I celebrated turning {} recently",
+                "{} is my age", "I'm exactly {}", "I've been alive for {} years"],
+        "city": ["home is {}", "I've lived in {} for years", "my address is in {}",
+                 "I work and live in {}", "I'm currently living in {}"],
+        "pet": ["my companion is a {s} called {}", "I keep a {s} named {}",
+                "we have a {s} called {}", "I rescued a {s}, {}"],
+        "date": ["my birthday? {}", "I celebrate on {} every year", "my birthday is always on {}"],
+        "number": ["my number of choice is {}", "I always pick the number {}",
+                   "the number I like is {}"],
+    },
+}
+for _lang, _facts in STATE_MORE.items():
+    for _fact, _templates in _facts.items():
+        STATE_TRAIN[_lang][_fact] += _templates
 STATE_HELDOUT = {
     "fr": {"name": ["mon nom est {}", "mon petit nom est {}"],
            "age": ["j'ai eu {} ans cette année", "je vais sur mes {} ans"],
@@ -133,14 +200,28 @@ STATE_HELDOUT = {
            "number": ["my special number is {}", "the number that brings me luck is {}"]},
 }
 # Words put before a statement or a question, and what joins two statements.
+MORE_OPENERS_FR = ["Oui, ", "Bien, ", "Alors voilà, ", "Pour que tu saches, ", "Je commence : ",
+                   "Avant tout, ", "Juste pour info, ", "Ok, ", "Bon alors, ", "Tiens, ",
+                   "Ah, et ", "Pour commencer, ", "Je te le dis : ", "Note bien : ", "En fait, ",
+                   "Hum, ", "Ben, ", "Dis donc, "]
+MORE_OPENERS_EN = ["Yes, ", "Okay so, ", "First of all, ", "Just FYI, ", "Note this: ",
+                   "Actually, ", "Hmm, ", "Well then, ", "To begin with, ", "Alright, ",
+                   "Oh, ", "So yeah, ", "Let me tell you: ", "Hey, so ", "Ok, "]
+# Words after a statement (training only): a value is not always the last word.
+TAILS = {"fr": [", voilà", ", pour info", ", c'est tout", ", si tu veux savoir", ", au cas où",
+                ", retiens-le", " d'ailleurs", ", tu vois", ", bon", ", hein", ", c'est noté ?",
+                " pour le moment", ", je crois"],
+         "en": [", just so you know", ", that's all", ", remember that", ", okay", ", you see",
+                " by the way", ", if you want to know", " for now", ", in case you wondered",
+                ", alright", ", I think"]}
 OPENERS_TRAIN = {"fr": [""] * 8 + ["Au fait, ", "Alors, ", "Bon, ", "Pour info, ", "Tu sais, ",
                                    "Sache que ", "Je te dis : ", "Petite info : ", "Euh, ",
                                    "Ah oui, ", "D'ailleurs, ", "Voilà : ", "Je précise : ",
-                                   "Bref, ", "Donc, ", "Écoute, "],
+                                   "Bref, ", "Donc, ", "Écoute, "] + MORE_OPENERS_FR,
                  "en": [""] * 8 + ["By the way, ", "So, ", "Well, ", "FYI, ", "You know, ",
                                    "Just so you know, ", "Oh, and ", "Also, ", "Quick note: ",
                                    "Okay, ", "Um, ", "Right, ", "For the record, ", "Anyway, ",
-                                   "Listen, ", "Also "]}
+                                   "Listen, ", "Also "] + MORE_OPENERS_EN}
 OPENERS_HELDOUT = {"fr": ["", "Figure-toi que ", "Au passage, ", "Entre nous, "],
                    "en": ["", "Incidentally, ", "Funny thing, ", "Between us, "]}
 JOINERS = {"fr": [" et ", " et ", ", ", " et puis ", ". ", " ; "],
@@ -154,19 +235,35 @@ NOUN = {
     "en": {"name": "my name", "age": "my age", "city": "where I live", "pet": "my pet's name",
            "date": "my birthday", "number": "my favourite number"},
 }
+# The same, from the assistant's side ("Tu ne m'as pas encore dit {ta ville}.").
+NOUN_YOUR = {
+    "fr": {"name": "ton prénom", "age": "ton âge", "city": "ta ville",
+           "pet": "le nom de ton animal", "date": "la date de ton anniversaire",
+           "number": "ton nombre préféré"},
+    "en": {"name": "your name", "age": "your age", "city": "where you live",
+           "pet": "your pet's name", "date": "your birthday", "number": "your favourite number"},
+}
 ASK_TRAIN = {
     "fr": ["Rappelle-moi {}.", "Tu te rappelles {} ?", "Dis-moi {}.", "Tu connais {} ?",
            "Qu'est-ce que tu sais sur {} ?", "Redis-moi {}, s'il te plaît.",
            "Tu te souviens de {} ?", "Tu as retenu {} ?", "Petit test : {} ?", "Donne-moi {}.",
            "Tu peux me rappeler {} ?", "Tu n'as pas oublié {} ?",
            "Voyons si tu te souviens : {} ?", "Quiz : {} ?", "Répète-moi {}.",
-           "Tu sais encore {} ?", "Je t'ai dit {}, tu te rappelles ?", "C'est quoi, {} ?"],
+           "Tu sais encore {} ?", "Je t'ai dit {}, tu te rappelles ?", "C'est quoi, {} ?",
+           "Tu peux me dire {} ?", "Et {}, tu t'en souviens ?", "Rappelle-toi {}.",
+           "Dis voir, {} ?", "Tu as noté {} ?", "Que sais-tu de {} ?", "Redonne-moi {}.",
+           "Je voudrais entendre {}.", "Alors, {} ?", "Tu te souviens bien de {} ?",
+           "Vérifions : {} ?", "Tu retrouves {} ?", "Rappelle-moi {}, stp.", "Dis-moi vite {}."],
     "en": ["Remind me of {}.", "Do you remember {}?", "Tell me {}.",
            "What do you know about {}?", "Can you tell me {}?", "Tell me {} again, please.",
            "Do you recall {}?", "Quick test: {}?", "Give me {}.", "What was {} again?",
            "Can you remind me of {}?", "Did you keep {} in mind?", "Let's see: {}?",
            "Quiz time: {}?", "Say {}, please.", "Could you tell me {}?",
-           "I told you {}, remember?", "Have you got {}?"],
+           "I told you {}, remember?", "Have you got {}?", "What about {}?",
+           "Tell me what you know about {}.", "Recall {}, please.", "Any idea about {}?",
+           "So, {}?", "Check: {}?", "Can you give me {}?", "Do you know {}?",
+           "I'd like to hear {}.", "Tell me {} quickly.", "Did you note {}?",
+           "What did I say about {}?", "Can you recall {}?", "Remind me {}, please."],
 }
 ASK_HELDOUT = {"fr": ["Peux-tu me redire {} ?", "Est-ce que tu te rappelles {} ?"],
                "en": ["Can you repeat {}?", "Do you still remember {}?"]}
@@ -260,6 +357,29 @@ REPEAT = {  # copy exercises: the reply is the list, word for word
 NOTED = {"fr": ["C'est noté : {}.", "D'accord : {}.", "Très bien, {}."],
          "en": ["Noted: {}.", "Okay: {}.", "Got it, {}."]}
 GREET_BACK = {"fr": "Enchanté, {} !", "en": "Nice to meet you, {}!"}
+# Sometimes (NO_ACK_RATE) a statement is answered without its values: a later answer must then
+# copy the fact from the user's own words.
+NO_ACK = {"fr": ["Merci, c'est noté.", "D'accord, je retiens.", "Bien reçu !"],
+          "en": ["Thanks, noted.", "Okay, I'll remember that.", "Got it!"]}
+NO_ACK_RATE = 0.15
+# Distractors: facts about someone else ("Ma sœur s'appelle Léa et elle a 12 ans."), acknowledged
+# but never the user's: (user's words, assistant's words, pronoun).
+OTHERS = {"fr": [("ma sœur", "ta sœur", "elle"), ("mon frère", "ton frère", "il"),
+                 ("mon voisin", "ton voisin", "il"), ("ma collègue", "ta collègue", "elle"),
+                 ("mon fils", "ton fils", "il"), ("ma fille", "ta fille", "elle"),
+                 ("mon meilleur ami", "ton meilleur ami", "il"), ("ma mère", "ta mère", "elle")],
+          "en": [("my sister", "your sister", "she"), ("my brother", "your brother", "he"),
+                 ("my neighbour", "your neighbour", "he"), ("my colleague", "your colleague",
+                                                           "she"),
+                 ("my son", "your son", "he"), ("my daughter", "your daughter", "she"),
+                 ("my best friend", "your best friend", "he"), ("my mother", "your mother",
+                                                                "she")]}
+OTHER_FORMS = {"fr": ["{r} s'appelle {n} et {p} a {a} ans", "{r}, {n}, a {a} ans",
+                      "{r} a {a} ans et s'appelle {n}", "le prénom de {r} est {n}, {p} a {a} ans"],
+               "en": ["{r} is called {n} and {p} is {a}", "{r}, {n}, is {a} years old",
+                      "{r} is {a} and {p}'s called {n}", "{r}'s name is {n}; {p} is {a}"]}
+OTHER_ACK = {"fr": "C'est noté pour {r} : {n}, {a} ans.", "en": "Noted about {r}: {n}, {a}."}
+DISTRACTOR_RATE = 0.25  # share of the in-between chat turns that are someone else's facts
 SYSTEM = {"fr": ["Tu es un assistant serviable.", "Tu es Kazeia, un petit assistant.",
                  "Réponds brièvement."],
           "en": ["You are a helpful assistant.", "You are Kazeia, a small assistant.",
@@ -296,6 +416,7 @@ class Phrasings:
                         for lang, d in ASK_ONE.items()}
         self.greet = {lang: split(v, h) for lang, v in GREET.items()}
         self.repeat = {lang: split(v, h) for lang, v in REPEAT.items()}
+        self.tails = {lang: [] if h else v for lang, v in TAILS.items()}
         self.noisy = not heldout  # held-out text is written cleanly: no typos, no case games
 
     def vary(self, rng: random.Random, template: str, lang: str) -> str:
@@ -317,8 +438,13 @@ class Phrasings:
         return template
 
 
+def plain(text: str) -> str:
+    return text.lower().translate(ACCENTS)
+
+
 def check_split():
-    """No training template contains a held-out one: held-out phrasings are never trained."""
+    """No training template contains a held-out one, whatever the case and accents (training
+    text gets case and accent variants): held-out phrasings are never trained."""
     pairs = [(STATE_TRAIN[lang][f], STATE_HELDOUT[lang][f]) for lang in STATE_TRAIN
              for f in FACTS] + [(ASK_TRAIN[lang], ASK_HELDOUT[lang]) for lang in ASK_TRAIN]
     pairs += [(OPENERS_TRAIN[lang], OPENERS_HELDOUT[lang][1:]) for lang in OPENERS_TRAIN]
@@ -327,16 +453,18 @@ def check_split():
     for train, held in pairs:
         for t in train:
             for h in held:
-                assert h.lower() not in t.lower(), f"held-out phrasing {h!r} in {t!r}"
+                assert plain(h) not in plain(t), f"held-out phrasing {h!r} in {t!r}"
 
 
 class Generator:
     """Draws dialogues from the training lists (heldout=False) or the held-out ones."""
 
-    def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0):
+    def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
+                 never_rate: float = 0.05):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
+        self.never_rate = never_rate  # share of the questions about a fact not given yet
         self.heldout = heldout
         h = heldout
         seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
@@ -349,13 +477,31 @@ class Generator:
         self.forbidden = set(split(FIRST_NAMES, True)) | set(split(PET_NAMES, True))
 
     def name(self, pool: list[str]) -> str:
+        """Held-out: a held-out real name. Training: a real name (45 %), a pseudo-name (40 %) or
+        an arbitrary string (15 %: letter salad, mixed case, compounds), so that no name is worth
+        memorising and any string can be one."""
         r = self.rng
-        if self.heldout or r.random() < 0.5:
+        u = r.random()
+        if self.heldout or u < 0.45:
             return r.choice(pool)
-        while True:  # pseudo-names never collide with held-out names
-            n = pseudo_name(r)
+        while True:  # made-up names never collide with held-out names
+            n = pseudo_name(r) if u < 0.85 else arbitrary_name(r)
             if n not in self.forbidden:
                 return n
+
+    def number(self) -> str:
+        """A favourite number or a number to copy: 1 to 8 digits on training text."""
+        r = self.rng
+        if self.heldout:
+            return str(r.choice([r.randint(2, 99), r.randint(100, 9999)]))
+        return str(r.randint(0, 10 ** r.randint(1, 8) - 1))
+
+    def age(self) -> str:
+        """16 to 89 (the held-out range); on training text 1 to 120 now and then."""
+        r = self.rng
+        if self.heldout or r.random() < 0.85:
+            return str(r.randint(16, 89))
+        return str(r.randint(1, 120))
 
     def facts(self, lang: str) -> dict:
         r = self.rng
@@ -364,11 +510,11 @@ class Generator:
         day, month = r.randint(1, 28), r.choice(months)
         return {
             "name": self.name(self.names),
-            "age": str(r.randint(16, 89)),
+            "age": self.age(),
             "city": r.choice(self.cities[lang]),
             "pet": (sp, self.name(self.pet_names)),
             "date": f"{day} {month}" if lang == "fr" else f"{month} {day}",
-            "number": str(r.choice([r.randint(2, 99), r.randint(100, 9999)])),
+            "number": self.number(),
         }
 
     # --- sentences ---------------------------------------------------------------------------
@@ -403,7 +549,7 @@ class Generator:
         if told:
             out.append(self.join(lang, [self.answer_clause(lang, f, known[f]) for f in told]) + ".")
         if missing:
-            nouns = self.join(lang, [NOUN[lang][f] for f in missing], capital=False)
+            nouns = self.join(lang, [NOUN_YOUR[lang][f] for f in missing], capital=False)
             out.append(f"Tu ne m'as pas encore dit {nouns}." if lang == "fr"
                        else f"You haven't told me {nouns} yet.")
         return " ".join(out)
@@ -434,6 +580,8 @@ class Generator:
         for p in parts[1:]:
             j = r.choice(JOINERS[lang])
             t += j + (capital(p) if j.startswith(".") else p)
+        if self.phr.tails[lang] and r.random() < 0.25:
+            t += r.choice(self.phr.tails[lang])
         t = self.end(self.opener(lang, capital(t)))
         if first and r.random() < 0.7:
             t = r.choice(self.phr.greet[lang]) + ", " + decap(t)
@@ -441,6 +589,8 @@ class Generator:
         t = t.replace("{s}", SPECIES_FR[sp][0] if lang == "fr" else SPECIES_EN[sp])
         t = t.replace("{m}", SPECIES_FR[sp][2] if lang == "fr" else SPECIES_EN[sp])
         text = t.format(*[pet if f == "pet" else facts[f] for f in told])
+        if r.random() < NO_ACK_RATE:
+            return text, r.choice(NO_ACK[lang])
         reply = []
         if "name" in told:
             reply.append(GREET_BACK[lang].format(facts["name"]))
@@ -450,6 +600,15 @@ class Generator:
             reply.append(noted)
         return text, " ".join(reply)
 
+    def distractor(self, lang: str) -> tuple[str, str]:
+        """Someone else's name and age, acknowledged as theirs: never an answer about the user."""
+        r = self.rng
+        rel, rel2, pron = r.choice(OTHERS[lang])
+        n, a = self.name(self.names), str(r.randint(2, 95))
+        text = r.choice(OTHER_FORMS[lang]).format(r=rel, n=n, p=pron, a=a)
+        text = self.end(self.opener(lang, capital(text)))
+        return text, OTHER_ACK[lang].format(r=rel2, n=n, a=a)
+
     def copy_exercise(self, lang: str) -> tuple[str, str]:
         """A list of names, numbers and cities to repeat: every reply token is a copy, which
         teaches the model to copy from its context early in training."""
@@ -458,7 +617,7 @@ class Generator:
         for _ in range(r.randint(2, 6)):
             u = r.random()
             items.append(self.name(self.names) if u < 0.4 else self.name(self.pet_names)
-                         if u < 0.55 else str(r.randint(1, 9999)) if u < 0.8
+                         if u < 0.55 else self.number() if u < 0.8
                          else r.choice(self.cities[lang]))
         text = ", ".join(items)
         return r.choice(self.phr.repeat[lang]).format(text), text + "."
@@ -467,7 +626,8 @@ class Generator:
 
     def dialogue(self, n_turns: int, lang: str | None = None, plan: list | None = None) -> dict:
         """A dialogue of n_turns user messages, each answered.
-        plan (optional): per turn ("tell", [facts]), ("chat",), ("repeat",) or ("ask", [facts])."""
+        plan (optional): per turn ("tell", [facts]), ("chat",), ("repeat",), ("other",) (someone
+        else's facts) or ("ask", [facts])."""
         r = self.rng
         lang = lang or r.choice(["fr", "en"])
         facts = self.facts(lang)
@@ -485,6 +645,8 @@ class Generator:
                 user, reply = r.choice(self.small_talk[lang])
             elif step[0] == "repeat":
                 user, reply = self.copy_exercise(lang)
+            elif step[0] == "other":
+                user, reply = self.distractor(lang)
             else:
                 user, reply = self.question(lang, step[1]), self.answer(lang, step[1], known)
             messages += [{"role": "user", "content": user},
@@ -495,7 +657,7 @@ class Generator:
         r = self.rng
         todo = FACTS[:]
         r.shuffle(todo)
-        if r.random() < 0.3:  # the acceptance scenario's opening: name and age together
+        if r.random() < 0.4:  # the acceptance scenario's opening: name and age together
             todo = ["name", "age"] + [f for f in todo if f not in ("name", "age")]
         plan, known = [], []
         for i in range(n_turns):
@@ -511,10 +673,18 @@ class Generator:
                 plan.append(("tell", told))
                 known += told
             elif not last and (u < 0.75 or not known):
-                plan.append(("repeat",) if r.random() < self.repeat_rate else ("chat",))
+                v = r.random()
+                plan.append(("repeat",) if v < self.repeat_rate else ("other",)
+                            if v < self.repeat_rate + DISTRACTOR_RATE else ("chat",))
             else:
-                pool = known if (known and r.random() > 0.05) else FACTS
-                asked = r.sample(pool, min(len(pool), r.choice([1, 1, 2, 2, 3])))
+                untold = [f for f in FACTS if f not in known]
+                if untold and (not known or r.random() < self.never_rate):
+                    # a fact not given (now and then beside a given one): the answer says so
+                    asked = [r.choice(untold)]
+                    if known and r.random() < 0.3:
+                        asked.insert(r.randint(0, 1), r.choice(known))
+                else:
+                    asked = r.sample(known, min(len(known), r.choice([1, 1, 2, 2, 3])))
                 plan.append(("ask", asked))
         return plan
 

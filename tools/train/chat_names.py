@@ -105,3 +105,33 @@ def pseudo_name(rng: random.Random) -> str:
         n += rng.choice(FINALS)
         if len(n) >= 3:
             return n.capitalize()
+
+
+# Names as arbitrary strings, so that a name is "the word in the name's place", whatever it looks
+# like: letter salad in any case, compounds, pseudo-names in capitals or small letters. (Names
+# in Greek or Cyrillic letters were tried: with this 1024-token vocabulary they are runs of byte
+# tokens, and the model learnt to emit such runs, looping; docs/training.md.)
+LETTERS = "abcdefghijklmnopqrstuvwxyzéèïöüñç"
+
+
+def letter_salad(rng: random.Random) -> str:
+    """2 to 10 random letters; capitalised, all capitals, all small or mixed case."""
+    s = "".join(rng.choice(LETTERS) for _ in range(rng.randint(2, 10)))
+    case = rng.random()
+    if case < 0.5:
+        return s.capitalize()
+    if case < 0.65:
+        return s.upper()
+    if case < 0.8:
+        return s
+    return "".join(c.upper() if rng.random() < 0.4 else c for c in s)
+
+
+def arbitrary_name(rng: random.Random) -> str:
+    u = rng.random()
+    if u < 0.5:
+        return letter_salad(rng)
+    if u < 0.75:
+        return pseudo_name(rng) + "-" + pseudo_name(rng)
+    n = pseudo_name(rng)
+    return n.upper() if u < 0.88 else n.lower()

@@ -6,7 +6,8 @@ played turn by turn as the app does: the whole history each turn, the model's ow
 appended, greedy decoding. Turn 1 gives the first name and the age; the turns until the last
 are small talk or other facts; the last turn (3, 5 or 10) asks for the name and the age (the
 acceptance scenario) or, with --ask any, for one to three facts given so far. An answer counts
-as correct when it contains every asked value (as whole words). Each dialogue runs in two
+as correct when it contains every asked value (as whole words). With --ask never the question
+is about a fact never given, and the answer counts when it says so. Each dialogue runs in two
 sessions, prefix reuse on and off; their answers must be identical at every turn.
 
     /usr/bin/python3 tools/train/eval_recall.py --lib build/bindings/libkazeia.so \
@@ -63,6 +64,8 @@ def structs(api_version: int):
     if api_version >= 3:
         session += [("context_overflow", C.c_int32)]
         result += [("dropped_messages", C.c_int64)]
+    if api_version >= 4:
+        session += [("device_layers", C.c_int64)]
     return tuple(type(name, (C.Structure,), {"_fields_": fields}) for name, fields in
                  (("SessionParams", session), ("GenerateParams", params),
                   ("GenerateResult", result)))
@@ -109,6 +112,10 @@ class Engine:
         return text, cached
 
 
+# how the answers say that a fact was never given (chat_data.Generator.answer)
+NEVER_GIVEN = ("Tu ne m'as pas encore dit", "You haven't told me")
+
+
 def content(text: str) -> str:
     """The answer without the (empty) reasoning block."""
     return text.split("</think>")[-1].strip()
@@ -126,6 +133,8 @@ def plan_for(g: Generator, turns: int, ask: str) -> list:
     r = g.rng
     rest = [f for f in FACTS if f not in ("name", "age")]
     r.shuffle(rest)
+    if ask == "never":
+        rest = rest[1:]  # keeps one fact untold
     plan, told = [("tell", ["name", "age"])], ["name", "age"]
     for _ in range(turns - 2):
         if rest and r.random() < 0.5:
@@ -134,8 +143,12 @@ def plan_for(g: Generator, turns: int, ask: str) -> list:
             told.append(f)
         else:
             plan.append(("chat",))
-    asked = (["name", "age"] if ask == "name-age"
-             else r.sample(told, min(len(told), r.choice([1, 2, 3]))))
+    if ask == "name-age":
+        asked = ["name", "age"]
+    elif ask == "never":  # a fact never given: the answer must say so
+        asked = [r.choice([f for f in FACTS if f not in told])]
+    else:
+        asked = r.sample(told, min(len(told), r.choice([1, 2, 3])))
     plan.append(("ask", asked))
     return plan
 
@@ -171,7 +184,10 @@ def run(engine: Engine, turns: int, n: int, seed: int, ask: str, thinking: bool,
         engine.lib.kz_session_free(on)
         engine.lib.kz_session_free(off)
         answer = content(h_on[-1]["content"])
-        ok = all(contains(answer, v) for v in values(d["facts"], d["plan"][-1][1]))
+        if ask == "never":
+            ok = any(s in answer for s in NEVER_GIVEN)
+        else:
+            ok = all(contains(answer, v) for v in values(d["facts"], d["plan"][-1][1]))
         correct += ok
         same += identical
         if verbose and (not ok or i < 2):
@@ -186,7 +202,9 @@ def main():
     ap.add_argument("--turns", type=int, nargs="+", default=[3, 5, 10])
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--ask", choices=["name-age", "any"], default="name-age")
+    ap.add_argument("--ask", choices=["name-age", "any", "never"], default="name-age",
+                    help="the last question: name and age, 1-3 facts given so far, or a fact "
+                         "never given (correct when the answer says it was not given)")
     ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
     ap.add_argument("--split", choices=["heldout", "names", "train"], default="heldout",
                     help="what is held out: names and phrasings, names only, nothing")

@@ -1,15 +1,30 @@
 #!/usr/bin/python3
-"""Plot train.py's loss.csv (training loss, smoothed, and held-out loss) to a PNG.
+"""Plot train.py's loss.csv (training loss, smoothed, and held-out loss) to a PNG, with the
+held-out recall probe (recall.csv beside it, train.py --recall-every) on a second axis if there
+is one.
 
     /usr/bin/python3 tools/train/plot_loss.py RUN/loss.csv docs/loss.png [TITLE]
 """
 import csv
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+def plot_recall(ax, rows):
+    """The teacher-forced held-out recall probe at turns 3 and 10, in %."""
+    tok = [int(r["tokens"]) / 1e6 for r in rows]
+    for col, color, label in (("recall_turn3", "#31a354", "held-out recall, turn 3"),
+                              ("recall_turn10", "#756bb1", "held-out recall, turn 10")):
+        ax.plot(tok, [100 * float(r[col]) for r in rows], "s--", color=color, ms=2.5, lw=1,
+                label=label)
+    ax.set_ylabel("recall probe (%, teacher-forced)")
+    ax.set_ylim(0, 100)
+    ax.legend(loc="upper right")
 
 
 def main():
@@ -34,7 +49,10 @@ def main():
     ax.set_title(title)
     ax.set_ylim(min(min(sm), min(v for _, v in ho)) - 0.2, 8)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper left")
+    recall = os.path.join(os.path.dirname(src), "recall.csv")
+    if os.path.exists(recall):
+        plot_recall(ax.twinx(), list(csv.DictReader(open(recall))))
     fig.tight_layout()
     fig.savefig(dst)
     print(f"wrote {dst}")

@@ -10,7 +10,8 @@ KJV steps: dump the corpus with `bible` (package bible-kjv), hold out every 40th
 byte-level BPE vocabulary on the training text, then train the model with AdamW on random
 256-token windows. Stops after --max-steps or --time-budget seconds, whichever comes first; the
 learning-rate schedule follows the larger of the two progress fractions, so it always ends
-decayed. Everything is seeded (--seed). Checkpoints (ckpt.pt) are written every few minutes.
+decayed. Everything is seeded (--seed). Checkpoints (ckpt.pt) are written every few minutes;
+--resume goes on from the last one (weights, optimizer, step, clock, sampler).
 """
 from __future__ import annotations
 
@@ -96,6 +97,8 @@ def add_chat_args(ap) -> None:
     ap.add_argument("--max-turns", type=int, default=12, help="chat: user turns per dialogue")
     ap.add_argument("--repeat-rate", type=float, default=0.5,
                     help="chat: share of the in-between turns that are copy exercises")
+    ap.add_argument("--never-rate", type=float, default=0.05,
+                    help="chat: share of the questions that ask for a fact not given yet")
 
 
 def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
@@ -109,7 +112,7 @@ def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
     rng_turns = np.random.default_rng(args.seed)
 
     def texts(seed, heldout, n):
-        g = Generator(seed, heldout, args.repeat_rate)
+        g = Generator(seed, heldout, args.repeat_rate, args.never_rate)
         return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
                 for _ in range(n)]
     t0 = time.time()
@@ -172,6 +175,106 @@ def heldout_batches(held_seqs, pad: int):
     return [stack_dialogues(held32[i:i + 8], pad) for i in range(0, 32, 8)]
 
 
+def init_state(path: str) -> dict:
+    """--init: the weights of a run's ckpt.pt, or a GGUF file's trunk (dequantized, as the engine
+    reads it)."""
+    if path.endswith(".gguf"):
+        from export_gguf import load_gguf
+        return load_gguf(path)[0].state_dict()
+    return torch.load(path)["model"]
+
+
+def widen_kv(state: dict, cfg: Config) -> dict:
+    """Spreads each attention layer's KV heads over more of them when --n-head-kv is above the
+    initial model's: new KV head j is a copy of the head its query heads used, so the function
+    is unchanged, and training can then tell the copies apart (more room for what attention
+    carries: the copied names and numbers)."""
+    out = dict(state)
+    for name, w in state.items():
+        n_old = w.shape[0] // cfg.head_dim
+        if name.endswith(("mixer.wk.weight", "mixer.wv.weight")) and n_old != cfg.n_head_kv:
+            heads = w.reshape(n_old, cfg.head_dim, -1)
+            per_new, per_old = cfg.n_head // cfg.n_head_kv, cfg.n_head // n_old
+            out[name] = torch.cat([heads[j * per_new // per_old]
+                                   for j in range(cfg.n_head_kv)]).reshape(-1, w.shape[1])
+    return out
+
+
+# A block's output projections: at zero the block adds nothing to the residual stream.
+BLOCK_OUTPUTS = ("ffn_down.weight", "mixer.out.weight", "mixer.wo.weight")
+
+
+def deepen(state: dict, model: torch.nn.Module) -> dict:
+    """--n-layer above the initial model's: the layers it lacks are appended, initialised as
+    `model` initialises them but with their output projections at zero, so that each adds nothing
+    at first and the function is unchanged; training then grows them (e.g. a second attention
+    layer after the first: room to find a fact, then to copy it token by token). The initial
+    layers must keep their kinds (the same --attn-every)."""
+    out = dict(state)
+    for name, w in model.state_dict().items():
+        if name not in out:
+            out[name] = torch.zeros_like(w) if name.endswith(BLOCK_OUTPUTS) else w.clone()
+    return out
+
+
+def truncate_csv(path: str, step: int) -> None:
+    """Drops the rows after `step` (written after the checkpoint a resumed run goes on from)."""
+    with open(path) as f:
+        rows = f.readlines()
+    with open(path, "w") as f:
+        f.writelines(rows[:1] + [r for r in rows[1:] if int(r.split(",")[0]) <= step])
+
+
+def recall_probe(tok, template: str, seed: int, turns: int, n: int, pad: int):
+    """A cheap held-out recall check during training: n held-out dialogues played as
+    eval_recall.py plays them (name and age at turn 1, the question for both at turn `turns`),
+    with the generator's replies as history (teacher forcing). Returns (batches, checks): checks
+    holds, per dialogue, the positions of the value tokens in the assistant's replies (and the
+    token after each value); the dialogue counts as recalled when the model's arg-max is right
+    at all of them. Optimistic next to the engine's greedy play (the history holds the right
+    acknowledgement), but one forward pass per dialogue."""
+    import re
+    from chat_corpus import Renderer, encode_weighted, load_template
+    from chat_data import Generator
+    from eval_recall import plan_for, values
+    render = Renderer(load_template(template))
+    g = Generator(seed, True)
+    seqs, checks = [], []
+    for _ in range(n):
+        d = g.dialogue(turns, plan=plan_for(g, turns, "name-age"))
+        text = render([m for m in d["messages"] if m["role"] != "system"])
+        ids, w = encode_weighted(tok, text)
+        # byte span of each token (a byte-level token has one character per byte)
+        lens = np.array([len(tok.tokens[i].encode()) if tok.tokens[i] in tok.special
+                         else len(tok.tokens[i]) for i in ids])
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        pos = set()
+        for seg in re.finditer(r"<\|im_start\|>assistant\n(.*?)<\|im_end\|>", text, re.S):
+            for v in values(d["facts"], ["name", "age"]):
+                for m in re.finditer(r"(?<!\w)" + re.escape(v) + r"(?!\w)", seg.group(1)):
+                    b0 = len(text[:seg.start(1) + m.start()].encode())
+                    b1 = len(text[:seg.start(1) + m.end()].encode())
+                    hit = [p for p in range(len(ids)) if starts[p] < b1 and ends[p] > b0]
+                    pos.update(hit + [hit[-1] + 1])
+        seqs.append((ids, w))
+        checks.append(sorted(p for p in pos if 0 < p < len(ids)))
+    return [stack_dialogues(seqs[i:i + 8], pad) for i in range(0, n, 8)], checks
+
+
+def recall_of(model, batches, checks) -> float:
+    """The share of probe dialogues whose every checked token is the model's arg-max."""
+    ok, k = 0, 0
+    with torch.no_grad():
+        for x, y, _ in batches:
+            pred = model(x).argmax(-1)
+            for row in range(x.shape[0]):
+                # position p of the dialogue is predicted at row p - 1
+                ok += all(pred[row, p - 1] == y[row, p - 1] for p in checks[k])
+                k += 1
+    return ok / k
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", choices=["kjv", "chat"], default="kjv")
@@ -185,10 +288,20 @@ def main():
     ap.add_argument("--n-ff", type=int, default=Config.n_ff)
     ap.add_argument("--attn-every", type=int, default=Config.full_attention_interval,
                     help="full_attention_interval: layer il is attention iff (il+1) % N == 0")
+    ap.add_argument("--n-head", type=int, default=Config.n_head, help="attention query heads")
+    ap.add_argument("--n-head-kv", type=int, default=Config.n_head_kv, help="attention KV heads")
+    ap.add_argument("--head-dim", type=int, default=Config.head_dim)
     ap.add_argument("--out", required=True)
     ap.add_argument("--init", default=None,
-                    help="start from this run's ckpt.pt (same configuration; put its "
-                         "tokenizer.json in --out first)")
+                    help="start from a run's ckpt.pt (put its tokenizer.json in --out first) or "
+                         "a GGUF file's trunk (its tokenizer is used); the same configuration, "
+                         "but --n-head-kv (widen_kv) and --n-layer (deepen) may be larger")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue this run from OUT/ckpt.pt (weights, optimizer, step, clock, "
+                         "sampler): same arguments, the schedule goes on where it stopped")
+    ap.add_argument("--recall-every", type=int, default=0,
+                    help="chat: every N steps, the teacher-forced held-out recall probe at turns "
+                         "3 and 10 (recall_probe; 0: never)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--n-vocab", type=int, default=2048)
     ap.add_argument("--ctx", type=int, default=256)
@@ -210,6 +323,10 @@ def main():
     log = open_log(args.out)
 
     log(f"args: {vars(args)}")
+    tok_path = os.path.join(args.out, "tokenizer.json")
+    if args.init and args.init.endswith(".gguf") and not os.path.exists(tok_path):
+        from export_gguf import load_gguf
+        load_gguf(args.init)[2].save(tok_path)
     if args.corpus == "chat":
         from chat_corpus import DEFAULT_TEMPLATE
         args.template = args.template or DEFAULT_TEMPLATE
@@ -217,10 +334,13 @@ def main():
     else:
         tok, train_ids, held_ids = prepare(args.out, args.n_vocab, log)
     cfg = Config(n_vocab=len(tok.tokens), n_ctx_train=args.ctx, n_embd=args.n_embd,
-                 n_layer=args.n_layer, n_ff=args.n_ff, full_attention_interval=args.attn_every)
+                 n_layer=args.n_layer, n_ff=args.n_ff, full_attention_interval=args.attn_every,
+                 n_head=args.n_head, n_head_kv=args.n_head_kv, head_dim=args.head_dim)
     model = Qwen35(cfg)
+    ckpt_path = os.path.join(args.out, "ckpt.pt")
+    resumed = torch.load(ckpt_path) if args.resume else None
     if args.init:
-        model.load_state_dict(torch.load(args.init)["model"])
+        model.load_state_dict(deepen(widen_kv(init_state(args.init), cfg), model))
     log(f"model: {cfg.to_dict()}, {model.n_params()} parameters")
 
     decay, no_decay = [], []
@@ -230,6 +350,14 @@ def main():
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
     gen = torch.Generator().manual_seed(args.seed)
+    if resumed:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["opt"])
+        gen.set_state(resumed["gen"])
+    probes = {}
+    if args.corpus == "chat" and args.recall_every:
+        probes = {t: recall_probe(tok, args.template, args.seed + 2, t, 32,
+                                  tok.id["<|endoftext|>"]) for t in (3, 10)}
     if args.corpus == "chat":
         pad = tok.id["<|endoftext|>"]
         draw = dialogue_batches(train_seqs, args.batch, gen, pad)
@@ -254,11 +382,14 @@ def main():
         ev = [(evw[:, :-1], evw[:, 1:], None)]
 
     def loss_of(x, y, w):
-        lg = model(x).reshape(-1, cfg.n_vocab)
         if w is None:
-            return F.cross_entropy(lg, y.reshape(-1))
-        ce = F.cross_entropy(lg, y.reshape(-1), reduction="none")
-        return (ce * w.reshape(-1)).sum() / w.sum()
+            return F.cross_entropy(model(x).reshape(-1, cfg.n_vocab), y.reshape(-1))
+        # logits only where the loss counts (assistant tokens): the head is a large share of
+        # this small model's work, and the other positions' logits would be weighted 0
+        keep = w.reshape(-1) > 0
+        h = model.hidden(x).reshape(-1, cfg.n_embd)[keep]
+        ce = F.cross_entropy(h @ model.embed.weight.t(), y.reshape(-1)[keep], reduction="none")
+        return (ce * w.reshape(-1)[keep]).sum() / w.sum()
 
     def evaluate():
         model.eval()
@@ -267,16 +398,36 @@ def main():
         model.train()
         return l
 
-    curve = open(os.path.join(args.out, "loss.csv"), "w")
-    curve.write("step,tokens,seconds,lr,train_loss,heldout_loss\n")
+    csvs = [os.path.join(args.out, f) for f in ("loss.csv", "recall.csv")]
+    if resumed:
+        for path in csvs:
+            truncate_csv(path, resumed["step"])
+    curve, recall_csv = (open(path, "a" if resumed else "w") for path in csvs)
+    if not resumed:
+        curve.write("step,tokens,seconds,lr,train_loss,heldout_loss\n")
+        recall_csv.write("step,tokens,seconds,recall_turn3,recall_turn10\n")
     t0 = time.time()
-    last_ckpt = t0
     step, ema, seen = 0, None, 0
+    if resumed:  # the clock goes on from the checkpoint's elapsed time
+        t0 -= resumed["seconds"]
+        step, ema, seen = resumed["step"], resumed["ema"], resumed["tokens"]
+        log(f"resumed at step {step}, {resumed['seconds']:.0f}s")
+    last_ckpt = time.time()
 
-    def save(tag="ckpt.pt"):
+    def save():
         torch.save({"config": cfg.to_dict(), "model": model.state_dict(), "step": step,
-                    "tokens": seen, "seconds": time.time() - t0,
-                    "seed": args.seed}, os.path.join(args.out, tag))
+                    "tokens": seen, "seconds": time.time() - t0, "seed": args.seed,
+                    "opt": opt.state_dict(), "gen": gen.get_state(), "ema": ema}, ckpt_path)
+
+    def probe():
+        model.eval()
+        r = {t: recall_of(model, *probes[t]) for t in sorted(probes)}
+        model.train()
+        log(f"step {step} held-out recall probe (teacher-forced, 32 dialogues): " +
+            ", ".join(f"turn {t} {100 * v:.0f} %" for t, v in r.items()))
+        recall_csv.write(f"{step},{seen},{time.time() - t0:.1f}," +
+                         ",".join(f"{v:.4f}" for v in r.values()) + "\n")
+        recall_csv.flush()
 
     while True:
         elapsed = time.time() - t0
@@ -308,6 +459,8 @@ def main():
         curve.write(f"{step},{seen},{time.time() - t0:.1f},{lr:.6g},"
                     f"{loss.item():.5f},{hl if hl == '' else f'{hl:.5f}'}\n")
         curve.flush()
+        if probes and step % args.recall_every == 0:
+            probe()
         if time.time() - last_ckpt > args.ckpt_every:
             save()
             last_ckpt = time.time()
@@ -317,6 +470,8 @@ def main():
         f"final train ema {ema:.4f}, held-out {hl:.4f}")
     curve.write(f"{step},{seen},{el:.1f},0,{ema:.5f},{hl:.5f}\n")
     curve.close()
+    if probes:
+        probe()
     save()
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump({"steps": step, "tokens": seen, "seconds": el,

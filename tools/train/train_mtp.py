@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_gguf import load_gguf  # noqa: E402
 from model import NextN, previous_hidden  # noqa: E402
 from train import (add_chat_args, dialogue_batches, heldout_batches, load_corpus,  # noqa: E402
-                   open_log, prepare_chat)
+                   open_log, prepare_chat, widen_kv)
 
 
 def main():
@@ -52,6 +52,9 @@ def main():
     ap.add_argument("--corpus", choices=["kjv", "chat"], default="kjv")
     add_chat_args(ap)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--init", default=None,
+                    help="start from the MTP layer of this GGUF file (the model whose trunk was "
+                         "continued into --model's), its KV heads widened to the trunk's")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--ctx", type=int, default=None,
                     help="kjv: window length; chat: longer dialogues are left out "
@@ -87,6 +90,8 @@ def main():
     next_batch, held = (chat_data if args.corpus == "chat" else kjv_data)(args, tok, gen, log)
 
     nextn = NextN(cfg)
+    if args.init:
+        nextn.load_state_dict(widen_kv(load_gguf(args.init)[1].state_dict(), cfg))
     log(f"mtp layer: {sum(p.numel() for p in nextn.parameters())} parameters")
     decay = [p for p in nextn.parameters() if p.dim() == 2]
     no_decay = [p for p in nextn.parameters() if p.dim() != 2]
