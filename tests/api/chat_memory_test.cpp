@@ -42,17 +42,24 @@ class ChatMemory : public ::testing::Test {
  protected:
   void SetUp() override { engine_ = Engine::load(kModel); }
 
-  // Plays turns [0, n) in `s`, appending each answer to `history` as the app does; returns them.
-  std::vector<GenerateResult> play(Session& s, std::vector<ChatMessage>& history, int n,
+  // Plays `turns` in `s`, appending each answer to `history` as the app does; returns them.
+  std::vector<GenerateResult> play(Session& s, std::vector<ChatMessage>& history,
+                                   const std::vector<std::string>& turns,
                                    const GenerateParams& gp = testing::generate_params(48)) {
     std::vector<GenerateResult> answers;
-    for (int turn = 0; turn < n; ++turn) {
-      history.push_back({"user", kTurns[turn], ""});
+    for (const std::string& turn : turns) {
+      history.push_back({"user", turn, ""});
       last_ = s.generate(history, gp);
       answers.push_back(last_);
       history.push_back({"assistant", last_.text, ""});
     }
     return answers;
+  }
+
+  // The scenario's turns [0, n).
+  std::vector<GenerateResult> play(Session& s, std::vector<ChatMessage>& history, int n,
+                                   const GenerateParams& gp = testing::generate_params(48)) {
+    return play(s, history, std::vector<std::string>(kTurns, kTurns + n), gp);
   }
 
   std::shared_ptr<Engine> engine_;
@@ -156,13 +163,9 @@ TEST_F(ChatMemory, AFactNeverGivenIsSaidToBeMissing) {
          "You haven't told me"}}) {
     Session s(engine_, params_);
     std::vector<ChatMessage> history;
-    for (const std::string& turn : turns) {
-      history.push_back({"user", turn, ""});
-      last_ = s.generate(history, testing::generate_params(48));
-      history.push_back({"assistant", last_.text, ""});
-    }
-    EXPECT_EQ(last_.stop, StopReason::EndOfTurn);
-    EXPECT_NE(last_.content.find(missing), std::string::npos) << last_.text;
+    const GenerateResult answer = play(s, history, turns).back();
+    EXPECT_EQ(answer.stop, StopReason::EndOfTurn);
+    EXPECT_NE(answer.content.find(missing), std::string::npos) << answer.text;
   }
 }
 
