@@ -8,6 +8,18 @@
 
 namespace kz {
 
+AttentionWeights bind_attention(const BoundTensors& t, int64_t layer) {
+  using R = TensorRole;
+  return {t.matrix(R::attn_q, layer),   t.matrix(R::attn_k, layer),
+          t.matrix(R::attn_v, layer),   t.matrix(R::attn_output, layer),
+          t.f32(R::attn_q_norm, layer), t.f32(R::attn_k_norm, layer)};
+}
+
+FfnWeights bind_ffn(const BoundTensors& t, int64_t layer) {
+  using R = TensorRole;
+  return {t.matrix(R::ffn_gate, layer), t.matrix(R::ffn_up, layer), t.matrix(R::ffn_down, layer)};
+}
+
 void attention_core(Backend& be, const AttentionDims& d, float* q, float* k, const float* v,
                     const float* q_norm, const float* k_norm, const KvCacheView& kv, int64_t pos0,
                     int64_t n_tok, const int32_t* positions, float* out) {

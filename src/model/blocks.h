@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "model/scratch.h"
 #include "model/state.h"
+#include "model/weights.h"
 
 namespace kz {
 
@@ -47,6 +48,18 @@ struct AttentionDims {
   float freq_base = 10000.0f, eps = 1e-6f;
 };
 
+// A full-attention layer's projections and Q/K norms. wq is {n_embd, H*D}; in qwen35 it is
+// {n_embd, 2*H*D}, per head D query values then D gate values (spec/qwen35.md §7.1).
+struct AttentionWeights {
+  Matrix wq;
+  Matrix wk, wv;        // {n_embd, H_kv*D}
+  Matrix wo;            // {H*D, n_embd}
+  const float* q_norm;  // [D], shared by all heads
+  const float* k_norm;  // [D]
+};
+
+AttentionWeights bind_attention(const BoundTensors& t, int64_t layer);
+
 // Q/K RMSNorm per head, NEOX RoPE on the first n_rot dims, K/V stored at positions pos0..,
 // causal attention. q[T][H][D] and k[T][H_kv][D] are modified in place; out[T][H][D].
 void attention_core(Backend& be, const AttentionDims& d, float* q, float* k, const float* v,
@@ -54,8 +67,10 @@ void attention_core(Backend& be, const AttentionDims& d, float* q, float* k, con
                     int64_t n_tok, const int32_t* positions, float* out);
 
 struct FfnWeights {
-  Matrix gate, up, down;
+  Matrix gate, up, down;  // gate/up {n_embd, n_ff}, down {n_ff, n_embd}
 };
+
+FfnWeights bind_ffn(const BoundTensors& t, int64_t layer);
 
 // out[T][n_embd] = down(silu(gate(f)) * up(f)).
 void ffn_swiglu(Backend& be, const FfnWeights& w, const float* f, int64_t n_tok, Scratch& s,

@@ -14,13 +14,9 @@ namespace {
 
 struct Qwen3Layer {
   const float* attn_norm;  // [n_embd]
-  Matrix wq;               // {n_embd, H*D}
-  Matrix wk, wv;           // {n_embd, H_kv*D}
-  Matrix wo;               // {H*D, n_embd}
-  const float* q_norm;     // [D], shared by all heads
-  const float* k_norm;     // [D]
-  const float* ffn_norm;   // [n_embd]
-  FfnWeights ffn;          // gate/up {n_embd, n_ff}, down {n_ff, n_embd}
+  AttentionWeights attn;
+  const float* ffn_norm;  // [n_embd]
+  FfnWeights ffn;
 };
 
 class Qwen3 final : public Model {
@@ -64,14 +60,9 @@ Qwen3::Qwen3(gguf::File file) : Model(std::move(file)) {
   for (int64_t il = 0; il < hp_.n_block; ++il) {
     Qwen3Layer L;
     L.attn_norm = t.f32(R::attn_norm, il);
-    L.wq = t.matrix(R::attn_q, il);
-    L.wk = t.matrix(R::attn_k, il);
-    L.wv = t.matrix(R::attn_v, il);
-    L.wo = t.matrix(R::attn_output, il);
-    L.q_norm = t.f32(R::attn_q_norm, il);
-    L.k_norm = t.f32(R::attn_k_norm, il);
+    L.attn = bind_attention(t, il);
     L.ffn_norm = t.f32(R::ffn_norm, il);
-    L.ffn = {t.matrix(R::ffn_gate, il), t.matrix(R::ffn_up, il), t.matrix(R::ffn_down, il)};
+    L.ffn = bind_ffn(t, il);
     layers_.push_back(L);
   }
   w.finish();
@@ -100,12 +91,12 @@ void Qwen3::forward(Backend& be, SequenceState& st, Scratch& s, std::span<const 
     const Qwen3Layer& L = layers_[il];
     be.at_layer(int64_t(il));
     be.rms_norm(x, L.attn_norm, E, T, hp_.eps, a);
-    be.matmul(L.wq, a, T, q);
-    be.matmul(L.wk, a, T, k);
-    be.matmul(L.wv, a, T, v);
+    be.matmul(L.attn.wq, a, T, q);
+    be.matmul(L.attn.wk, a, T, k);
+    be.matmul(L.attn.wv, a, T, v);
     const KvCacheView kv = kv_view(st, int(il), hp_.n_head_kv, hp_.head_dim);
-    attention_core(be, attn_, q, k, v, L.q_norm, L.k_norm, kv, pos0, T, positions, o);
-    be.matmul(L.wo, o, T, proj);
+    attention_core(be, attn_, q, k, v, L.attn.q_norm, L.attn.k_norm, kv, pos0, T, positions, o);
+    be.matmul(L.attn.wo, o, T, proj);
     be.add(x, proj, T * E);
 
     be.rms_norm(x, L.ffn_norm, E, T, hp_.eps, a);

@@ -17,14 +17,6 @@
 namespace kz {
 namespace {
 
-struct GatedAttention {
-  Matrix wq;            // {n_embd, 2*H*D}: per head, D query values then D gate values
-  Matrix wk, wv;        // {n_embd, H_kv*D}
-  Matrix wo;            // {H*D, n_embd}
-  const float* q_norm;  // [D]
-  const float* k_norm;  // [D]
-};
-
 struct DeltaNet {
   Matrix w_qkv;            // {n_embd, conv_dim}: q | k | v channels
   Matrix w_gate;           // {n_embd, value_dim}: z
@@ -41,7 +33,7 @@ struct Qwen35Layer {
   int state_index = 0;     // into SequenceState::recur or ::attn
   const float* attn_norm;  // [n_embd]
   const float* post_norm;  // [n_embd], the pre-FFN norm
-  GatedAttention attn;
+  AttentionWeights attn;   // wq holds query and gate
   DeltaNet dn;
   FfnWeights ffn;
 };
@@ -192,7 +184,7 @@ Qwen35Layer Qwen35::bind_layer(const BoundTensors& t, int64_t il, bool recurrent
   L.recurrent = recurrent;
   L.attn_norm = t.f32(R::attn_norm, il);
   L.post_norm = t.f32(R::ffn_norm, il);
-  L.ffn = {t.matrix(R::ffn_gate, il), t.matrix(R::ffn_up, il), t.matrix(R::ffn_down, il)};
+  L.ffn = bind_ffn(t, il);
   if (L.recurrent) {
     DeltaNet& d = L.dn;
     d.w_qkv = t.matrix(R::ssm_qkv, il);
@@ -205,13 +197,7 @@ Qwen35Layer Qwen35::bind_layer(const BoundTensors& t, int64_t il, bool recurrent
     d.norm = t.f32(R::ssm_norm, il);
     d.w_out = t.matrix(R::ssm_out, il);
   } else {
-    GatedAttention& g = L.attn;
-    g.wq = t.matrix(R::attn_q, il);
-    g.wk = t.matrix(R::attn_k, il);
-    g.wv = t.matrix(R::attn_v, il);
-    g.wo = t.matrix(R::attn_output, il);
-    g.q_norm = t.f32(R::attn_q_norm, il);
-    g.k_norm = t.f32(R::attn_k_norm, il);
+    L.attn = bind_attention(t, il);
   }
   return L;
 }
