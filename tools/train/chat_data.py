@@ -460,11 +460,14 @@ class Generator:
     """Draws dialogues from the training lists (heldout=False) or the held-out ones."""
 
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
-                 never_rate: float = 0.05):
+                 never_rate: float = 0.05, hold_rate: float = 0.0):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
         self.never_rate = never_rate  # share of the questions about a fact not given yet
+        # share of the dialogues that never tell one or two of the facts, so that a question
+        # about a fact not given can come late in a long dialogue (by turn 8 most tell them all)
+        self.hold_rate = hold_rate
         self.heldout = heldout
         h = heldout
         seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
@@ -659,6 +662,8 @@ class Generator:
         r.shuffle(todo)
         if r.random() < 0.4:  # the acceptance scenario's opening: name and age together
             todo = ["name", "age"] + [f for f in todo if f not in ("name", "age")]
+        if self.hold_rate and r.random() < self.hold_rate:  # no draw at 0: same stream as before
+            todo = todo[:len(todo) - r.choice([1, 2])]
         plan, known = [], []
         for i in range(n_turns):
             # Most dialogues end with a question; the others with a statement, small talk or a

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Rebuilds the bundled chat model: the 2026-12-02 model's trunk (commit 2000ec8) continued in two
+# Rebuilds the bundled chat model: the 2026-12-02 model's trunk (commit 2000ec8) continued in three
 # stages on the 2026-12-06 generated dialogues (stage 2: a quarter of the questions ask for a
-# fact not given yet) -> GGUF (F32, Q8_0, Q4_0) -> the MTP layer on the Q8_0 trunk, from the
-# 2026-12-02 model's -> its parity data -> loss plots -> recall table.
+# fact not given yet; stage 3: fresh dialogues at half the learning rate) -> GGUF (F32, Q8_0,
+# Q4_0) -> the MTP layer on the Q8_0 trunk, from the 2026-12-02 model's -> its parity data ->
+# loss plots -> recall table.
 # See tools/train/README.md and docs/training.md.
 #   tools/train/reproduce_chat.sh [RUN_DIR] [LIBKAZEIA]
 # An interrupted training run goes on with the same train.py command plus --resume.
@@ -16,35 +17,43 @@ BASE=2000ec81c68c7a37b3922431159e6e2b73000d46  # the 2026-12-02 model (its repro
 # the dialogues: the trunk's and the MTP layer's training see the same ones
 DIALOGUES="--template $TEMPLATE --n-dialogues 40000 --max-turns 11 --repeat-rate 0.5"
 
-SHAPE="--ctx 512 --batch 8 --lr 2e-3 --curriculum 0 --n-embd 128 --n-layer 2 --n-ff 384
-  --attn-every 2 --n-head 3 --n-head-kv 1 --max-steps 100000 --eval-every 50 --recall-every 100
-  --ckpt-every 240 --threads 1"
+SHAPE="--ctx 512 --batch 8 --curriculum 0 --n-embd 128 --n-layer 2 --n-ff 384 --attn-every 2
+  --n-head 3 --n-head-kv 1 --max-steps 100000 --eval-every 50 --ckpt-every 240 --threads 1"
 
-mkdir -p "$RUN/stage1"
+mkdir -p "$RUN/stage1" "$RUN/stage2"
 git show "$BASE:models/kazeia-chat-q8_0.gguf" > "$RUN/base.gguf"
 # stage 1: the 2026-12-02 trunk on the new dialogues (never-given questions: 5 %)
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
-  --init "$RUN/base.gguf" --out "$RUN/stage1" $SHAPE --time-budget 3200
+  --init "$RUN/base.gguf" --out "$RUN/stage1" $SHAPE --lr 2e-3 --recall-every 100 \
+  --time-budget 3200
 # stage 2: a quarter of the questions ask for a fact not given yet
+cp "$RUN/stage1/tokenizer.json" "$RUN/stage2/"
+OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES --never-rate 0.25 \
+  --init "$RUN/stage1/ckpt.pt" --out "$RUN/stage2" $SHAPE --lr 2e-3 --recall-every 100 \
+  --time-budget 4800
+# stage 3: stage 2's weights on fresh dialogues of the same kind (seed 1235), peak rate 1e-3
 cp "$RUN/stage1/tokenizer.json" "$RUN/"
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES --never-rate 0.25 \
-  --init "$RUN/stage1/ckpt.pt" --out "$RUN" $SHAPE --time-budget 4800
+  --init "$RUN/stage2/ckpt.pt" --out "$RUN" $SHAPE --lr 1e-3 --recall-every 200 --seed 1235 \
+  --time-budget 4800
 for t in f32 q8_0 q4_0; do
   $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
     --name kazeia-chat --template "$TEMPLATE" \
     --license "generated dialogues (tools/train/chat_data.py)"
 done
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train_mtp.py --corpus chat $DIALOGUES --never-rate 0.25 \
-  --model "$RUN/kazeia-chat-q8_0.gguf" --init "$RUN/base.gguf" --out "$RUN/mtp" --batch 8 \
-  --max-steps 100000 --time-budget 240 --eval-every 50 --threads 1
+  --seed 1235 --model "$RUN/kazeia-chat-q8_0.gguf" --init "$RUN/base.gguf" --out "$RUN/mtp" \
+  --batch 8 --max-steps 100000 --time-budget 240 --eval-every 50 --threads 1
 $PY tools/train/export_gguf.py --base "$RUN/kazeia-chat-q8_0.gguf" --mtp "$RUN/mtp/mtp.pt" \
   --out models/kazeia-chat-q8_0.gguf
 $PY tools/train/make_parity_data.py --mtp --heldout "$RUN/mtp/heldout.txt" \
   --model-file models/kazeia-chat-q8_0.gguf --out tests/data/chat_parity_mtp.json
 $PY tools/train/plot_loss.py "$RUN/stage1/loss.csv" docs/chat_loss.png \
   "kazeia-chat (qwen35, 0.64M params), continued on generated dialogues"
-$PY tools/train/plot_loss.py "$RUN/loss.csv" docs/chat_loss_stage2.png \
+$PY tools/train/plot_loss.py "$RUN/stage2/loss.csv" docs/chat_loss_stage2.png \
   "kazeia-chat (qwen35, 0.64M params), stage 2: never-given questions 25 %"
+$PY tools/train/plot_loss.py "$RUN/loss.csv" docs/chat_loss_stage3.png \
+  "kazeia-chat (qwen35, 0.64M params), stage 3: fresh dialogues, peak rate 1e-3"
 $PY tools/train/plot_loss.py "$RUN/mtp/loss.csv" docs/chat_mtp_loss.png \
   "kazeia-chat MTP layer, frozen trunk: token t+2"
 for t in f32 q8_0 q4_0; do

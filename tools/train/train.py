@@ -99,6 +99,9 @@ def add_chat_args(ap) -> None:
                     help="chat: share of the in-between turns that are copy exercises")
     ap.add_argument("--never-rate", type=float, default=0.05,
                     help="chat: share of the questions that ask for a fact not given yet")
+    ap.add_argument("--hold-rate", type=float, default=0.0,
+                    help="chat: share of the dialogues that never give one or two of the facts "
+                         "(so that questions about them also come late)")
 
 
 def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
@@ -112,7 +115,7 @@ def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
     rng_turns = np.random.default_rng(args.seed)
 
     def texts(seed, heldout, n):
-        g = Generator(seed, heldout, args.repeat_rate, args.never_rate)
+        g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate)
         return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
                 for _ in range(n)]
     t0 = time.time()
@@ -287,7 +290,7 @@ def main():
     ap.add_argument("--n-layer", type=int, default=Config.n_layer)
     ap.add_argument("--n-ff", type=int, default=Config.n_ff)
     ap.add_argument("--attn-every", type=int, default=Config.full_attention_interval,
-                    help="full_attention_interval: layer il is attention iff (il+1) % N == 0")
+                    help="full_attention_interval: layer il is attention iff (il+1) %% N == 0")
     ap.add_argument("--n-head", type=int, default=Config.n_head, help="attention query heads")
     ap.add_argument("--n-head-kv", type=int, default=Config.n_head_kv, help="attention KV heads")
     ap.add_argument("--head-dim", type=int, default=Config.head_dim)
