@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   /* Turns 4-10 in the first session: turn 10 recalls both. */
   for (turn = 3; turn < N_TURNS; ++turn) {
     later = generate(a, &h, turn);
-    if (turn == 9) {
+    if (turn == N_TURNS - 1) {
       printf("turn 10: %s\n", later.text);
       CHECK(strstr(answer_of(later.text), "Juliette") != NULL);
       CHECK(strstr(answer_of(later.text), "34") != NULL);

@@ -125,8 +125,13 @@ def values(facts: dict, asked: list[str]) -> list[str]:
     return [facts[f][1] if f == "pet" else facts[f] for f in asked]
 
 
+def whole_word(value: str) -> re.Pattern:
+    """`value` as a whole word: not inside a longer name or number ("34" is not in "134")."""
+    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+
+
 def contains(answer: str, value: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", answer) is not None
+    return whole_word(value).search(answer) is not None
 
 
 def plan_for(g: Generator, turns: int, ask: str) -> list:

@@ -239,7 +239,7 @@ def recall_probe(tok, template: str, seed: int, turns: int, n: int, pad: int):
     import re
     from chat_corpus import Renderer, encode_weighted, load_template
     from chat_data import Generator
-    from eval_recall import plan_for, values
+    from eval_recall import plan_for, values, whole_word
     render = Renderer(load_template(template))
     g = Generator(seed, True)
     seqs, checks = [], []
@@ -255,7 +255,7 @@ def recall_probe(tok, template: str, seed: int, turns: int, n: int, pad: int):
         pos = set()
         for seg in re.finditer(r"<\|im_start\|>assistant\n(.*?)<\|im_end\|>", text, re.S):
             for v in values(d["facts"], ["name", "age"]):
-                for m in re.finditer(r"(?<!\w)" + re.escape(v) + r"(?!\w)", seg.group(1)):
+                for m in whole_word(v).finditer(seg.group(1)):
                     b0 = len(text[:seg.start(1) + m.start()].encode())
                     b1 = len(text[:seg.start(1) + m.end()].encode())
                     hit = [p for p in range(len(ids)) if starts[p] < b1 and ends[p] > b0]
