@@ -158,19 +158,24 @@ def plan_for(g: Generator, turns: int, ask: str) -> list:
     return plan
 
 
-def generator(seed: int, split: str) -> Generator:
+def generator(seed: int, split: str, composed_talk: float = 0.0,
+              name_callers: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
-    training phrasings; train: everything from the training lists (fresh dialogues)."""
-    g = Generator(seed, split != "train")
-    if split == "names":
-        t = Generator(seed, False)
-        g.phr, g.small_talk = t.phr, t.small_talk
+    training phrasings; train: everything from the training lists (fresh dialogues).
+    composed_talk and name_callers: the training data's options (train.py), for names and
+    train."""
+    if split == "heldout":
+        return Generator(seed, True)
+    t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers)
+    if split == "train":
+        return t
+    g = Generator(seed, True)
+    g.phr, g.small_talk, g.composed_talk = t.phr, t.small_talk, t.composed_talk
     return g
 
 
-def run(engine: Engine, turns: int, n: int, seed: int, ask: str, thinking: bool, verbose: bool,
-        split: str = "heldout"):
-    g = generator(seed, split)
+def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: bool,
+        g: Generator):
     correct = same = 0
     for i in range(n):
         d = g.dialogue(turns, plan=plan_for(g, turns, ask))
@@ -213,13 +218,17 @@ def main():
     ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
     ap.add_argument("--split", choices=["heldout", "names", "train"], default="heldout",
                     help="what is held out: names and phrasings, names only, nothing")
+    ap.add_argument("--composed-talk", type=float, default=0.0,
+                    help="names and train splits: as train.py's option of that name")
+    ap.add_argument("--name-callers", action="store_true",
+                    help="names and train splits: as train.py's option of that name")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     engine = Engine(args.lib, args.model, args.threads)
     for t in args.turns:
-        c, s = run(engine, t, args.n, args.seed + t, args.ask, not args.no_think, args.verbose,
-                   args.split)
+        g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers)
+        c, s = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
         print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "
               f"recall {c}/{args.n} "
               f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}", flush=True)

@@ -102,6 +102,11 @@ def add_chat_args(ap) -> None:
     ap.add_argument("--hold-rate", type=float, default=0.0,
                     help="chat: share of the dialogues that never give one or two of the facts "
                          "(so that questions about them also come late)")
+    ap.add_argument("--composed-talk", type=float, default=0.0,
+                    help="chat: share of the small-talk turns drawn from the composed small talk "
+                         "(chat_smalltalk.py)")
+    ap.add_argument("--name-callers", action="store_true",
+                    help="chat: add the composed name statements \"<who> call(s) me {}\"")
 
 
 def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
@@ -115,7 +120,8 @@ def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
     rng_turns = np.random.default_rng(args.seed)
 
     def texts(seed, heldout, n):
-        g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate)
+        g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
+                      args.composed_talk, args.name_callers)
         return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
                 for _ in range(n)]
     t0 = time.time()
