@@ -8,7 +8,8 @@ are small talk or other facts; the last turn (3, 5 or 10) asks for the name and 
 acceptance scenario) or, with --ask any, for one to three facts given so far. An answer counts
 as correct when it contains every asked value (as whole words). With --ask never the question
 is about a fact never given, and the answer counts when it says so. Each dialogue runs in two
-sessions, prefix reuse on and off; their answers must be identical at every turn.
+sessions, prefix reuse on and off; their answers must be identical at every turn. Missed
+name-and-age answers are counted by why they missed (miss_kind).
 
     /usr/bin/python3 tools/train/eval_recall.py --lib build/bindings/libkazeia.so \
         --model models/kazeia-chat-q8_0.gguf --turns 3 5 10 --n 100
@@ -174,9 +175,24 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
     return g
 
 
+def miss_kind(facts: dict, first_reply: str, answer: str) -> str:
+    """Why a name-and-age answer missed: the name not acknowledged as written at turn 1
+    ("unheard"),
+    another fact's value given as the name ("other fact"), the name copied wrongly ("near
+    copy"), or the age alone wrong ("age")."""
+    if contains(answer, facts["name"]):
+        return "age"
+    if not contains(first_reply, facts["name"]):
+        return "unheard"
+    others = [v for f, v in facts.items() if f not in ("name", "age")]
+    others = [v[1] if isinstance(v, tuple) else v for v in others]
+    return "other fact" if any(contains(answer, v) for v in others) else "near copy"
+
+
 def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: bool,
         g: Generator):
     correct = same = 0
+    kinds: dict = {}
     for i in range(n):
         d = g.dialogue(turns, plan=plan_for(g, turns, ask))
         d["messages"] = [m for m in d["messages"] if m["role"] != "system"]
@@ -200,9 +216,12 @@ def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: b
             ok = all(contains(answer, v) for v in values(d["facts"], d["plan"][-1][1]))
         correct += ok
         same += identical
+        if not ok and ask == "name-age":
+            kind = miss_kind(d["facts"], content(h_on[1]["content"]), answer)
+            kinds[kind] = kinds.get(kind, 0) + 1
         if verbose and (not ok or i < 2):
             print(f"  [{'ok' if ok else 'MISS'}] {users[0]!r} ... {users[-1]!r} -> {answer!r}")
-    return correct, same
+    return correct, same, kinds
 
 
 def main():
@@ -228,10 +247,12 @@ def main():
     engine = Engine(args.lib, args.model, args.threads)
     for t in args.turns:
         g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers)
-        c, s = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
+        c, s, kinds = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
+        misses = "".join(f", {k} {v}" for k, v in sorted(kinds.items()))
         print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "
               f"recall {c}/{args.n} "
-              f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}", flush=True)
+              f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}"
+              + (f"; misses{misses[1:]}" if misses else ""), flush=True)
 
 
 if __name__ == "__main__":
