@@ -177,9 +177,8 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
 
 def miss_kind(facts: dict, first_reply: str, answer: str) -> str:
     """Why a name-and-age answer missed: the name not acknowledged as written at turn 1
-    ("unheard"),
-    another fact's value given as the name ("other fact"), the name copied wrongly ("near
-    copy"), or the age alone wrong ("age")."""
+    ("unheard"), another fact's value given as the name ("other fact"), the name copied wrongly
+    ("near copy"), or the age alone wrong ("age")."""
     if contains(answer, facts["name"]):
         return "age"
     if not contains(first_reply, facts["name"]):
