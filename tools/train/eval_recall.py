@@ -183,8 +183,7 @@ def miss_kind(facts: dict, first_reply: str, answer: str) -> str:
         return "age"
     if not contains(first_reply, facts["name"]):
         return "unheard"
-    others = [v for f, v in facts.items() if f not in ("name", "age")]
-    others = [v[1] if isinstance(v, tuple) else v for v in others]
+    others = values(facts, [f for f in FACTS if f not in ("name", "age")])
     return "other fact" if any(contains(answer, v) for v in others) else "near copy"
 
 
@@ -220,6 +219,9 @@ def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: b
             kinds[kind] = kinds.get(kind, 0) + 1
         if verbose and (not ok or i < 2):
             print(f"  [{'ok' if ok else 'MISS'}] {users[0]!r} ... {users[-1]!r} -> {answer!r}")
+            if not ok:  # the whole dialogue: where the history went wrong
+                for m in h_on:
+                    print(f"      {m['role']}: {content(m['content'])}")
     return correct, same, kinds
 
 
@@ -241,17 +243,18 @@ def main():
     ap.add_argument("--name-callers", action="store_true",
                     help="names and train splits: as train.py's option of that name")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print the first two dialogues and every missed one (whole)")
     args = ap.parse_args()
     engine = Engine(args.lib, args.model, args.threads)
     for t in args.turns:
         g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers)
         c, s, kinds = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
-        misses = "".join(f", {k} {v}" for k, v in sorted(kinds.items()))
+        misses = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
         print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "
               f"recall {c}/{args.n} "
               f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}"
-              + (f"; misses{misses[1:]}" if misses else ""), flush=True)
+              + (f"; misses {misses}" if misses else ""), flush=True)
 
 
 if __name__ == "__main__":
