@@ -198,6 +198,14 @@ NAME_CALLERS = {"fr": (["mes collègues", "mes copains", "mes voisins", "mes cam
                 "en": (["my colleagues", "my mates", "my neighbours", "my classmates",
                         "my cousins", "my teammates"],
                        ["call me {}", "know me as {}", "nicknamed me {}"])}
+# A family of name statements, "my <name noun> is {}", composed (Generator name_nouns): after
+# stage 4, a name said with a noun the lists lack was still heard as another fact.
+NAME_NOUNS = {"fr": (["surnom", "pseudo", "prénom usuel", "vrai prénom", "prénom officiel",
+                      "diminutif", "prénom complet"],
+                     ["mon {} est {{}}", "mon {}, c'est {{}}", "mon {} : {{}}"]),
+              "en": (["nickname", "given name", "real name", "full name", "usual name",
+                      "forename", "pen name"],
+                     ["my {} is {{}}", "my {}'s {{}}", "my {}: {{}}"])}
 STATE_HELDOUT = {
     "fr": {"name": ["mon nom est {}", "mon petit nom est {}"],
            "age": ["j'ai eu {} ans cette année", "je vais sur mes {} ans"],
@@ -420,13 +428,13 @@ def split(items: list, heldout: bool) -> list:
 class Phrasings:
     """The templates of one side of the split, and the variants drawn on top of them."""
 
-    def __init__(self, heldout: bool, name_callers: bool = False):
+    def __init__(self, heldout: bool, name_callers: bool = False, name_nouns: bool = False):
         h = heldout
-        self.state = STATE_HELDOUT if h else STATE_TRAIN
-        if name_callers and not h:
-            self.state = {lang: dict(d) for lang, d in STATE_TRAIN.items()}
-            for lang in NAME_CALLERS:
-                self.state[lang]["name"] = self.state[lang]["name"] + callers(lang)
+        self.state = STATE_HELDOUT if h else {lang: dict(d) for lang, d in STATE_TRAIN.items()}
+        for lang in STATE_TRAIN if not h else []:
+            self.state[lang]["name"] = (STATE_TRAIN[lang]["name"]
+                                        + (callers(lang) if name_callers else [])
+                                        + (nouns(lang) if name_nouns else []))
         self.ask = ASK_HELDOUT if h else ASK_TRAIN
         self.openers = OPENERS_HELDOUT if h else OPENERS_TRAIN
         self.ask_one = {lang: {f: split(v, h) for f, v in d.items()}
@@ -460,6 +468,11 @@ def callers(lang: str) -> list[str]:
     return [f"{w} {v}" for w in who for v in verbs]
 
 
+def nouns(lang: str) -> list[str]:
+    names, frames = NAME_NOUNS[lang]
+    return [f.format(n) for f in frames for n in names]
+
+
 def plain(text: str) -> str:
     return text.lower().translate(ACCENTS)
 
@@ -469,7 +482,7 @@ def check_split():
     text gets case and accent variants): held-out phrasings are never trained."""
     pairs = [(STATE_TRAIN[lang][f], STATE_HELDOUT[lang][f]) for lang in STATE_TRAIN
              for f in FACTS] + [(ASK_TRAIN[lang], ASK_HELDOUT[lang]) for lang in ASK_TRAIN]
-    pairs += [(callers(lang), STATE_HELDOUT[lang]["name"]) for lang in NAME_CALLERS]
+    pairs += [(callers(lang) + nouns(lang), STATE_HELDOUT[lang]["name"]) for lang in NAME_CALLERS]
     pairs += [([u for u, _ in SMALL_TALK_COMPOSED[lang]], [u for u, _ in split(v, True)])
               for lang, v in SMALL_TALK.items()]
     pairs += [(OPENERS_TRAIN[lang], OPENERS_HELDOUT[lang][1:]) for lang in OPENERS_TRAIN]
@@ -486,7 +499,7 @@ class Generator:
 
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
                  never_rate: float = 0.05, hold_rate: float = 0.0, composed_talk: float = 0.0,
-                 name_callers: bool = False):
+                 name_callers: bool = False, name_nouns: bool = False):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
@@ -503,7 +516,7 @@ class Generator:
         self.names = [n for n in split(FIRST_NAMES, h) if not h or n not in seen]
         self.pet_names = [n for n in split(PET_NAMES, h) if not h or n not in seen]
         self.cities = {"fr": split(CITIES_FR, h), "en": split(CITIES_EN, h)}
-        self.phr = Phrasings(heldout, name_callers)
+        self.phr = Phrasings(heldout, name_callers, name_nouns)
         self.small_talk = {lang: split(v, h) for lang, v in SMALL_TALK.items()}
         self.forbidden = set(split(FIRST_NAMES, True)) | set(split(PET_NAMES, True))
 

@@ -160,14 +160,15 @@ def plan_for(g: Generator, turns: int, ask: str) -> list:
 
 
 def generator(seed: int, split: str, composed_talk: float = 0.0,
-              name_callers: bool = False) -> Generator:
+              name_callers: bool = False, name_nouns: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
     training phrasings; train: everything from the training lists (fresh dialogues).
-    composed_talk and name_callers: the training data's options (train.py), for names and
-    train."""
+    composed_talk, name_callers and name_nouns: the training data's options (train.py), for
+    names and train."""
     if split == "heldout":
         return Generator(seed, True)
-    t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers)
+    t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers,
+                  name_nouns=name_nouns)
     if split == "train":
         return t
     g = Generator(seed, True)
@@ -242,13 +243,16 @@ def main():
                     help="names and train splits: as train.py's option of that name")
     ap.add_argument("--name-callers", action="store_true",
                     help="names and train splits: as train.py's option of that name")
+    ap.add_argument("--name-nouns", action="store_true",
+                    help="names and train splits: as train.py's option of that name")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="print the first two dialogues and every missed one (whole)")
     args = ap.parse_args()
     engine = Engine(args.lib, args.model, args.threads)
     for t in args.turns:
-        g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers)
+        g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers,
+                      args.name_nouns)
         c, s, kinds = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
         misses = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
         print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "

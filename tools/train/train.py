@@ -107,6 +107,8 @@ def add_chat_args(ap) -> None:
                          "(chat_smalltalk.py)")
     ap.add_argument("--name-callers", action="store_true",
                     help="chat: add the composed name statements \"<who> call(s) me {}\"")
+    ap.add_argument("--name-nouns", action="store_true",
+                    help="chat: add the composed name statements \"my <name noun> is {}\"")
 
 
 def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
@@ -121,7 +123,7 @@ def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
 
     def texts(seed, heldout, n):
         g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
-                      args.composed_talk, args.name_callers)
+                      args.composed_talk, args.name_callers, args.name_nouns)
         return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
                 for _ in range(n)]
     t0 = time.time()
