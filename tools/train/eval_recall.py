@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_data import FACTS, Generator  # noqa: E402
+from chat_fresh import fresh_generator  # noqa: E402
 
 
 SESSION_FIELDS = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
@@ -162,11 +163,14 @@ def plan_for(g: Generator, turns: int, ask: str) -> list:
 def generator(seed: int, split: str, composed_talk: float = 0.0,
               name_callers: bool = False, name_nouns: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
-    training phrasings; train: everything from the training lists (fresh dialogues).
+    training phrasings; train: everything from the training lists (fresh dialogues); fresh: the
+    second held-out split (chat_fresh).
     composed_talk, name_callers and name_nouns: the training data's options (train.py), for
     names and train."""
     if split == "heldout":
         return Generator(seed, True)
+    if split == "fresh":
+        return fresh_generator(seed)
     t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers,
                   name_nouns=name_nouns)
     if split == "train":
@@ -237,8 +241,9 @@ def main():
                     help="the last question: name and age, 1-3 facts given so far, or a fact "
                          "never given (correct when the answer says it was not given)")
     ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
-    ap.add_argument("--split", choices=["heldout", "names", "train"], default="heldout",
-                    help="what is held out: names and phrasings, names only, nothing")
+    ap.add_argument("--split", choices=["heldout", "names", "train", "fresh"], default="heldout",
+                    help="what is held out: names and phrasings, names only, nothing; fresh: "
+                         "the second held-out split's names and phrasings (chat_fresh.py)")
     ap.add_argument("--composed-talk", type=float, default=0.0,
                     help="names and train splits: as train.py's option of that name")
     ap.add_argument("--name-callers", action="store_true",

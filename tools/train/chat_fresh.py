@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""A second held-out split ("fresh"), written on 2026-12-06 after stage 5 was bundled, for one
+blind measurement: stages 4 and 5 were designed after reading the first held-out split's
+results (docs/training.md), so that split is no longer blind. Nothing here was ever trained on,
+selected on or looked at before the measurement: names, cities, pet names, statement and
+question templates, openers, greetings and small talk absent from every list of chat_data,
+chat_names and chat_smalltalk (checked by check_fresh, case- and accent-free). Written in the
+style of the first held-out split (two templates per fact and language), without trying any of
+it on a model first.
+
+eval_recall.py --split fresh plays its dialogues."""
+import re
+
+from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, FACTS, GREET, NOUN, OPENERS_TRAIN,
+                       OPENERS_HELDOUT, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN, Generator, callers,
+                       nouns, plain)
+from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES
+from chat_smalltalk import SMALL_TALK_COMPOSED
+
+NAMES = ["Clovis", "Faustine", "Isaure", "Léandre", "Maïwenn", "Philippine", "Quitterie",
+         "Sixtine", "Xavière", "Yolande", "Ambroise", "Blandine", "Cyprien", "Domitille",
+         "Fenella", "Gideon", "Honora", "Keziah", "Lysander", "Perpetua", "Quinlan", "Tamsin",
+         "Ulrika", "Vesna", "Wilhelmina", "Zéphyrin", "Oriane", "Barnaby", "Cordelia", "Evander",
+         "Florimond", "Isolde"]
+PET_NAMES_FRESH = ["Patapouf", "Zigzag", "Ricochet", "Moustache", "Galipette", "Tapioca",
+                   "Chamallow", "Papillote", "Trognon", "Cabriole"]
+CITIES = {"fr": ["Dieppe", "Saint-Malo", "Millau", "Figeac", "Honfleur", "Dinan", "Uzès", "Auch",
+                 "Foix", "Mende"],
+          "en": ["Canterbury", "Salisbury", "Whitby", "Kirkwall", "Kilkenny", "Stirling", "Penzance",
+                 "Keswick", "Ludlow", "Tenby"]}
+STATE = {
+    "fr": {"name": ["on me connaît sous le prénom de {}", "moi, on m'a baptisé {}"],
+           "age": ["cela fait {} ans que je suis né", "mon âge exact : {} ans"],
+           "city": ["je paie mon loyer à {}", "je me suis installé du côté de {}"],
+           "pet": ["{m} a reçu le nom de {}", "nous avons {s} baptisé {}"],
+           "date": ["j'ai vu le jour le {}", "on fête mon anniversaire le {}"],
+           "number": ["le nombre que je choisis toujours est {}",
+                      "mon nombre fétiche à moi, c'est {}"]},
+    "en": {"name": ["the name on my passport is {}", "I was christened {}"],
+           "age": ["I've had {} birthdays", "I count {} years"],
+           "city": ["I pay rent in {}", "I've made my home in {}"],
+           "pet": ["my {s} has the name {}", "we keep a {s} named {}"],
+           "date": ["my birth date is {}", "I get a year older on {}"],
+           "number": ["my go-to number is {}", "the number I always choose is {}"]},
+}
+ASK = {"fr": ["Te souviens-tu de {} ?", "Qu'avais-je dit pour {} ?"],
+       "en": ["Do you have {} in memory?", "Would you say {} back to me?"]}
+ASK_ONE_FRESH = {
+    "fr": {"name": ["Je m'appelle comment, déjà ?"], "age": ["Mon âge, tu l'as gardé en tête ?"],
+           "city": ["Je vis dans quelle ville, déjà ?"],
+           "pet": ["Et mon animal, il s'appelle comment ?"],
+           "date": ["Mon anniversaire tombe quel jour ?"],
+           "number": ["Mon nombre favori, c'est lequel ?"]},
+    "en": {"name": ["Tell me my name once more?"], "age": ["Remind me how old I am?"],
+           "city": ["Which town did I say I live in?"], "pet": ["What did I call my pet?"],
+           "date": ["On what day is my birthday?"], "number": ["Which number is my favourite?"]},
+}
+OPENERS = {"fr": ["", "Pour la petite histoire, ", "À propos, ", "Au fond, "],
+           "en": ["", "By the by, ", "For what it's worth, ", "Truth be told, "]}
+GREETINGS = {"fr": ["Ohé", "Salutations"], "en": ["Howdy", "Hiya"]}
+SMALL_TALK_FRESH = {
+    "fr": [("Mon train a du retard.", "Courage, il finira par arriver."),
+           ("J'ai perdu mes clés.", "J'espère que tu vas les retrouver."),
+           ("Ma plante a fait une fleur.", "Quelle bonne nouvelle !"),
+           ("Je range le garage.", "Bon rangement !"),
+           ("Le voisin fait du bruit.", "Ça peut être pénible."),
+           ("J'ai mal au dos.", "Prends soin de toi."),
+           ("Je repeins le salon.", "Bon courage pour les travaux !"),
+           ("Il y a des bouchons ce matin.", "La patience, ça aide.")],
+    "en": [("My train is late.", "Hang in there, it will come."),
+           ("I lost my keys.", "I hope you find them soon."),
+           ("My plant has a flower.", "What good news!"),
+           ("I'm clearing out the garage.", "Happy tidying!"),
+           ("The neighbours are noisy.", "That can be tiring."),
+           ("My back hurts.", "Take care of yourself."),
+           ("I'm painting the living room.", "Good luck with the work!"),
+           ("Traffic is awful this morning.", "Patience helps.")],
+}
+
+
+def _questions(frames: list[str], lang: str) -> list[str]:
+    """Question frames filled with every noun phrase an evaluation asks for."""
+    pairs = [NOUN[lang]["name"] + (" et " if lang == "fr" else " and ") + NOUN[lang]["age"]]
+    return [f.format(n) for f in frames for n in pairs + list(NOUN[lang].values())]
+
+
+def _inside(part: str, text: str) -> bool:
+    """`part` in `text` as whole words ("hi" is not inside "which")."""
+    return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", text) is not None
+
+
+def check_fresh():
+    """No fresh text is, or is inside, any text of the other lists (training or held-out), and
+    no fresh name, pet name or city is in any list, whatever the case and accents."""
+    known = {plain(n) for n in FIRST_NAMES + PET_NAMES + CITIES_FR + CITIES_EN}
+    for value in NAMES + PET_NAMES_FRESH + CITIES["fr"] + CITIES["en"]:
+        assert plain(value) not in known, f"fresh value {value!r} is in a list"
+    for lang in STATE:
+        others = [t for f in FACTS for t in STATE_HELDOUT[lang][f]] + callers(lang) + nouns(lang)
+        others += [t for f in FACTS for t in STATE_TRAIN[lang][f]]
+        others += _questions(ASK_TRAIN[lang] + ASK_HELDOUT[lang], lang)
+        others += [q for qs in ASK_ONE[lang].values() for q in qs]
+        others += OPENERS_TRAIN[lang] + OPENERS_HELDOUT[lang] + GREET[lang]
+        others += [u for u, _ in SMALL_TALK[lang] + SMALL_TALK_COMPOSED[lang]]
+        others = [plain(o).strip(" ,") for o in others if o.strip()]
+        fresh = [t for f in FACTS for t in STATE[lang][f]] + _questions(ASK[lang], lang)
+        fresh += [q for qs in ASK_ONE_FRESH[lang].values() for q in qs]
+        fresh += OPENERS[lang][1:] + GREETINGS[lang] + [u for u, _ in SMALL_TALK_FRESH[lang]]
+        for t in fresh:
+            p = plain(t).strip(" ,")
+            for o in others:
+                assert not (_inside(p, o) or _inside(o, p)), f"fresh text {t!r} overlaps {o!r}"
+
+
+def fresh_generator(seed: int) -> Generator:
+    """A held-out Generator whose names, places and phrasings are the fresh ones."""
+    check_fresh()
+    g = Generator(seed, True)
+    g.names, g.pet_names, g.cities = NAMES, PET_NAMES_FRESH, CITIES
+    g.phr.state, g.phr.ask, g.phr.ask_one, g.phr.openers = STATE, ASK, ASK_ONE_FRESH, OPENERS
+    g.phr.greet, g.small_talk = GREETINGS, SMALL_TALK_FRESH
+    return g
