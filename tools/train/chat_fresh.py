@@ -11,8 +11,8 @@ it on a model first.
 eval_recall.py --split fresh plays its dialogues."""
 import re
 
-from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, FACTS, GREET, NOUN, OPENERS_TRAIN,
-                       OPENERS_HELDOUT, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN, Generator, callers,
+from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, FACTS, GREET, NOUN, OPENERS_HELDOUT,
+                       OPENERS_TRAIN, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN, Generator, callers,
                        nouns, plain)
 from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES
 from chat_smalltalk import SMALL_TALK_COMPOSED
