@@ -196,6 +196,7 @@ def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: b
         g: Generator):
     correct = same = 0
     kinds: dict = {}
+    by_lang = {"fr": [0, 0], "en": [0, 0]}  # [correct, played]
     for i in range(n):
         d = g.dialogue(turns, plan=plan_for(g, turns, ask))
         d["messages"] = [m for m in d["messages"] if m["role"] != "system"]
@@ -219,6 +220,8 @@ def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: b
             ok = all(contains(answer, v) for v in values(d["facts"], d["plan"][-1][1]))
         correct += ok
         same += identical
+        by_lang[d["lang"]][0] += ok
+        by_lang[d["lang"]][1] += 1
         if not ok and ask == "name-age":
             kind = miss_kind(d["facts"], content(h_on[1]["content"]), answer)
             kinds[kind] = kinds.get(kind, 0) + 1
@@ -227,7 +230,7 @@ def run(engine: Engine, turns: int, n: int, ask: str, thinking: bool, verbose: b
             if not ok:  # the whole dialogue: where the history went wrong
                 for m in h_on:
                     print(f"      {m['role']}: {content(m['content'])}")
-    return correct, same, kinds
+    return correct, same, kinds, by_lang
 
 
 def main():
@@ -258,11 +261,13 @@ def main():
     for t in args.turns:
         g = generator(args.seed + t, args.split, args.composed_talk, args.name_callers,
                       args.name_nouns)
-        c, s, kinds = run(engine, t, args.n, args.ask, not args.no_think, args.verbose, g)
+        c, s, kinds, by_lang = run(engine, t, args.n, args.ask, not args.no_think, args.verbose,
+                                   g)
         misses = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+        langs = ", ".join(f"{lang} {ok}/{played}" for lang, (ok, played) in by_lang.items())
         print(f"{os.path.basename(args.model)} {args.split} ask={args.ask} turn {t}: "
               f"recall {c}/{args.n} "
-              f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}"
+              f"= {100 * c / args.n:.1f} %, reuse on/off identical {s}/{args.n}; {langs}"
               + (f"; misses {misses}" if misses else ""), flush=True)
 
 
