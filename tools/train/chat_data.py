@@ -430,11 +430,9 @@ class Phrasings:
 
     def __init__(self, heldout: bool, name_callers: bool = False, name_nouns: bool = False):
         h = heldout
-        self.state = STATE_HELDOUT if h else {lang: dict(d) for lang, d in STATE_TRAIN.items()}
-        for lang in STATE_TRAIN if not h else []:
-            self.state[lang]["name"] = (STATE_TRAIN[lang]["name"]
-                                        + (callers(lang) if name_callers else [])
-                                        + (nouns(lang) if name_nouns else []))
+        self.state = STATE_HELDOUT if h else {
+            lang: {**d, "name": d["name"] + (callers(lang) if name_callers else [])
+                   + (nouns(lang) if name_nouns else [])} for lang, d in STATE_TRAIN.items()}
         self.ask = ASK_HELDOUT if h else ASK_TRAIN
         self.openers = OPENERS_HELDOUT if h else OPENERS_TRAIN
         self.ask_one = {lang: {f: split(v, h) for f, v in d.items()}

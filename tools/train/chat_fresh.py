@@ -80,7 +80,7 @@ SMALL_TALK_FRESH = {
 
 def _questions(frames: list[str], lang: str) -> list[str]:
     """Question frames filled with every noun phrase an evaluation asks for."""
-    pairs = [NOUN[lang]["name"] + (" et " if lang == "fr" else " and ") + NOUN[lang]["age"]]
+    pairs = [Generator.join(lang, [NOUN[lang]["name"], NOUN[lang]["age"]], capital=False)]
     return [f.format(n) for f in frames for n in pairs + list(NOUN[lang].values())]
 
 
