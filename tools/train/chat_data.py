@@ -497,7 +497,7 @@ class Generator:
 
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
                  never_rate: float = 0.05, hold_rate: float = 0.0, composed_talk: float = 0.0,
-                 name_callers: bool = False, name_nouns: bool = False):
+                 name_callers: bool = False, name_nouns: bool = False, unknown_words: float = 0.0):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
@@ -507,6 +507,12 @@ class Generator:
         self.hold_rate = hold_rate
         # share of the small-talk turns drawn from the composed small talk (training only)
         self.composed_talk = 0.0 if heldout else composed_talk
+        # share of the statements, questions and composed small talk with made-up words
+        # (chat_unknown; training only)
+        self.unknown_words = 0.0 if heldout else unknown_words
+        if self.unknown_words:
+            import chat_unknown  # it imports this module: loaded here, when it is used
+            self.unknown = chat_unknown
         self.heldout = heldout
         h = heldout
         seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
@@ -564,7 +570,16 @@ class Generator:
     def statement(self, lang: str, fact: str) -> str:
         """A statement template for `fact`: its value is left as {} (a pet's species is filled
         in), so that case changes and openers never touch a value."""
-        return self.phr.vary(self.rng, self.rng.choice(self.phr.state[lang][fact]), lang)
+        t = self.phr.vary(self.rng, self.rng.choice(self.phr.state[lang][fact]), lang)
+        if self.unknown_words and self.rng.random() < self.unknown_words:
+            t = self.unknown.garble_statement(self.rng, t, fact)
+        return t
+
+    def with_unknown(self, text: str) -> str:
+        """`text` with made-up words inserted, at the rate --unknown-words (no draw at 0)."""
+        if self.unknown_words and self.rng.random() < self.unknown_words:
+            return self.unknown.insert_unknown(self.rng, text)
+        return text
 
     @staticmethod
     def answer_clause(lang: str, fact: str, v) -> str:
@@ -609,11 +624,9 @@ class Generator:
     def question(self, lang: str, asked: list[str]) -> str:
         r = self.rng
         if len(asked) == 1 and r.random() < 0.4:
-            q = r.choice(self.phr.ask_one[lang][asked[0]])
-        else:
-            nouns = self.join(lang, [NOUN[lang][f] for f in asked], capital=False)
-            q = self.phr.vary(r, r.choice(self.phr.ask[lang]), lang).format(nouns)
-        return q
+            return self.with_unknown(r.choice(self.phr.ask_one[lang][asked[0]]))
+        nouns = self.join(lang, [NOUN[lang][f] for f in asked], capital=False)
+        return self.with_unknown(self.phr.vary(r, r.choice(self.phr.ask[lang]), lang)).format(nouns)
 
     def tell(self, lang: str, told: list[str], facts: dict, first: bool) -> tuple[str, str]:
         r = self.rng
@@ -648,7 +661,7 @@ class Generator:
         r = self.rng
         if self.composed_talk and r.random() < self.composed_talk:  # no draw at 0: same stream
             user, replies = r.choice(SMALL_TALK_COMPOSED[lang])
-            return self.phr.vary(r, user, lang), r.choice(replies)
+            return self.with_unknown(self.phr.vary(r, user, lang)), r.choice(replies)
         return r.choice(self.small_talk[lang])
 
     def distractor(self, lang: str) -> tuple[str, str]:

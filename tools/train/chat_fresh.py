@@ -4,12 +4,14 @@ blind measurement: stages 4 and 5 were designed after reading the first held-out
 results (docs/training.md), so that split is no longer blind. Nothing here was ever trained on,
 selected on or looked at before the measurement: names, cities, pet names, statement and
 question templates, openers, greetings and small talk absent from every list of chat_data,
-chat_names and chat_smalltalk (checked by check_fresh, case- and accent-free). Written in the
+chat_names and chat_smalltalk (checked by check_blind, case- and accent-free). Written in the
 style of the first held-out split (two templates per fact and language), without trying any of
 it on a model first.
 
-eval_recall.py --split fresh plays its dialogues."""
+eval_recall.py --split fresh plays its dialogues. BlindSplit, check_blind and blind_generator
+serve every blind split (chat_third.py is the next)."""
 import re
+from dataclasses import dataclass
 
 from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, FACTS, GREET, NOUN, OPENERS_HELDOUT,
                        OPENERS_TRAIN, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN, Generator, callers,
@@ -78,6 +80,34 @@ SMALL_TALK_FRESH = {
 }
 
 
+@dataclass
+class BlindSplit:
+    """The names, places and phrasings of a held-out split written for a blind measurement."""
+    names: list
+    pet_names: list
+    cities: dict
+    state: dict
+    ask: dict
+    ask_one: dict
+    openers: dict
+    greetings: dict
+    small_talk: dict
+
+    def texts(self, lang: str) -> list[str]:
+        """Every phrasing of `lang`, questions filled with the noun phrases asked for."""
+        t = [s for f in FACTS for s in self.state[lang][f]] + _questions(self.ask[lang], lang)
+        t += [q for qs in self.ask_one[lang].values() for q in qs]
+        return t + self.openers[lang][1:] + self.greetings[lang] + [u for u, _ in
+                                                                    self.small_talk[lang]]
+
+    def values(self) -> list[str]:
+        return self.names + self.pet_names + self.cities["fr"] + self.cities["en"]
+
+
+FRESH = BlindSplit(NAMES, PET_NAMES_FRESH, CITIES, STATE, ASK, ASK_ONE_FRESH, OPENERS, GREETINGS,
+                   SMALL_TALK_FRESH)
+
+
 def _questions(frames: list[str], lang: str) -> list[str]:
     """Question frames filled with every noun phrase an evaluation asks for."""
     pairs = [Generator.join(lang, [NOUN[lang]["name"], NOUN[lang]["age"]], capital=False)]
@@ -89,34 +119,34 @@ def _inside(part: str, text: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", text) is not None
 
 
-def check_fresh():
-    """No fresh text is, or is inside, any text of the other lists (training or held-out), and
-    no fresh name, pet name or city is in any list, whatever the case and accents."""
+def check_blind(split: BlindSplit, earlier: tuple = ()):
+    """No text of `split` is, or is inside, any text of the generator's lists (training or
+    held-out) or of the `earlier` blind splits, and none of its names, pet names or cities is
+    in any of them, whatever the case and accents."""
     known = {plain(n) for n in FIRST_NAMES + PET_NAMES + CITIES_FR + CITIES_EN}
-    for value in NAMES + PET_NAMES_FRESH + CITIES["fr"] + CITIES["en"]:
-        assert plain(value) not in known, f"fresh value {value!r} is in a list"
-    for lang in STATE:
+    known |= {plain(v) for e in earlier for v in e.values()}
+    for value in split.values():
+        assert plain(value) not in known, f"blind value {value!r} is in a list"
+    for lang in split.state:
         others = [t for f in FACTS for t in STATE_HELDOUT[lang][f]] + callers(lang) + nouns(lang)
         others += [t for f in FACTS for t in STATE_TRAIN[lang][f]]
         others += _questions(ASK_TRAIN[lang] + ASK_HELDOUT[lang], lang)
         others += [q for qs in ASK_ONE[lang].values() for q in qs]
         others += OPENERS_TRAIN[lang] + OPENERS_HELDOUT[lang] + GREET[lang]
         others += [u for u, _ in SMALL_TALK[lang] + SMALL_TALK_COMPOSED[lang]]
+        others += [t for e in earlier for t in e.texts(lang)]
         others = [plain(o).strip(" ,") for o in others if o.strip()]
-        fresh = [t for f in FACTS for t in STATE[lang][f]] + _questions(ASK[lang], lang)
-        fresh += [q for qs in ASK_ONE_FRESH[lang].values() for q in qs]
-        fresh += OPENERS[lang][1:] + GREETINGS[lang] + [u for u, _ in SMALL_TALK_FRESH[lang]]
-        for t in fresh:
+        for t in split.texts(lang):
             p = plain(t).strip(" ,")
             for o in others:
-                assert not (_inside(p, o) or _inside(o, p)), f"fresh text {t!r} overlaps {o!r}"
+                assert not (_inside(p, o) or _inside(o, p)), f"blind text {t!r} overlaps {o!r}"
 
 
-def fresh_generator(seed: int) -> Generator:
-    """A held-out Generator whose names, places and phrasings are the fresh ones."""
-    check_fresh()
+def blind_generator(split: BlindSplit, seed: int, earlier: tuple = ()) -> Generator:
+    """A held-out Generator whose names, places and phrasings are the split's."""
+    check_blind(split, earlier)
     g = Generator(seed, True)
-    g.names, g.pet_names, g.cities = NAMES, PET_NAMES_FRESH, CITIES
-    g.phr.state, g.phr.ask, g.phr.ask_one, g.phr.openers = STATE, ASK, ASK_ONE_FRESH, OPENERS
-    g.phr.greet, g.small_talk = GREETINGS, SMALL_TALK_FRESH
+    g.names, g.pet_names, g.cities = split.names, split.pet_names, split.cities
+    g.phr.state, g.phr.ask, g.phr.ask_one = split.state, split.ask, split.ask_one
+    g.phr.openers, g.phr.greet, g.small_talk = split.openers, split.greetings, split.small_talk
     return g
