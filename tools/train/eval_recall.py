@@ -25,7 +25,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_data import FACTS, Generator  # noqa: E402
 from chat_fresh import FRESH, blind_generator  # noqa: E402
-from chat_third import EARLIER, THIRD  # noqa: E402
+from chat_fourth import FOURTH  # noqa: E402
+from chat_fourth import EARLIER as BEFORE_FOURTH  # noqa: E402
+from chat_third import THIRD  # noqa: E402
+from chat_third import EARLIER as BEFORE_THIRD  # noqa: E402
 
 
 SESSION_FIELDS = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
@@ -165,7 +168,8 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
               name_callers: bool = False, name_nouns: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
     training phrasings; train: everything from the training lists (fresh dialogues); fresh: the
-    second held-out split (chat_fresh); third: the third (chat_third).
+    second held-out split (chat_fresh); third, fourth: the third and fourth (chat_third,
+    chat_fourth).
     composed_talk, name_callers and name_nouns: the training data's options (train.py), for
     names and train."""
     if split == "heldout":
@@ -173,7 +177,9 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
     if split == "fresh":
         return blind_generator(FRESH, seed)
     if split == "third":
-        return blind_generator(THIRD, seed, EARLIER)
+        return blind_generator(THIRD, seed, BEFORE_THIRD)
+    if split == "fourth":
+        return blind_generator(FOURTH, seed, BEFORE_FOURTH)
     t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers,
                   name_nouns=name_nouns)
     if split == "train":
@@ -247,11 +253,11 @@ def main():
                     help="the last question: name and age, 1-3 facts given so far, or a fact "
                          "never given (correct when the answer says it was not given)")
     ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
-    ap.add_argument("--split", choices=["heldout", "names", "train", "fresh", "third"],
+    ap.add_argument("--split", choices=["heldout", "names", "train", "fresh", "third", "fourth"],
                     default="heldout",
                     help="what is held out: names and phrasings, names only, nothing; fresh, "
-                         "third: the second and third held-out splits' names and phrasings "
-                         "(chat_fresh.py, chat_third.py)")
+                         "third, fourth: the later held-out splits' names and phrasings "
+                         "(chat_fresh.py, chat_third.py, chat_fourth.py)")
     ap.add_argument("--composed-talk", type=float, default=0.0,
                     help="names and train splits: as train.py's option of that name")
     ap.add_argument("--name-callers", action="store_true",
