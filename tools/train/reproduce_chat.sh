@@ -79,8 +79,10 @@ $PY tools/train/plot_loss.py "$RUN/mtp/loss.csv" docs/chat_mtp_loss.png \
 for t in f32 q8_0 q4_0; do
   $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
     --turns 3 5 10 --n 100 --split heldout
-  $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
-    --turns 3 5 10 --n 100 --split fresh  # the second, blind held-out split (chat_fresh.py)
+  for split in fresh third fourth; do  # the later, blind held-out splits (chat_fresh.py, ...)
+    $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
+      --turns 3 5 10 --n 100 --split $split
+  done
   for split in names train; do  # the training side as stages 4 and 5 saw it
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 5 10 --n 100 --split $split --composed-talk 0.7 --name-callers
