@@ -206,6 +206,15 @@ NAME_NOUNS = {"fr": (["surnom", "pseudo", "prénom usuel", "vrai prénom", "pré
               "en": (["nickname", "given name", "real name", "full name", "usual name",
                       "forename", "pen name"],
                      ["my {} is {{}}", "my {}'s {{}}", "my {}: {{}}"])}
+# Ages told beside a birthday word (--birthday-ages): the number, not the word, tells an age from
+# a birthday (a birthday is a day and a month).
+BIRTHDAY_AGES = {"fr": ["mon anniversaire est passé, j'ai maintenant {} ans",
+                        "depuis mon dernier anniversaire, j'ai {} ans",
+                        "j'ai fêté mon anniversaire, j'ai {} ans désormais",
+                        "anniversaire fêté : {} ans", "le jour de mon anniversaire j'ai eu {} ans"],
+                 "en": ["I had my birthday, so I'm {} now", "since my last birthday I've been {}",
+                        "I celebrated my birthday and I'm {} now",
+                        "birthday done, I'm {} years old", "I turned {} on my birthday"]}
 STATE_HELDOUT = {
     "fr": {"name": ["mon nom est {}", "mon petit nom est {}"],
            "age": ["j'ai eu {} ans cette année", "je vais sur mes {} ans"],
@@ -428,11 +437,14 @@ def split(items: list, heldout: bool) -> list:
 class Phrasings:
     """The templates of one side of the split, and the variants drawn on top of them."""
 
-    def __init__(self, heldout: bool, name_callers: bool = False, name_nouns: bool = False):
+    def __init__(self, heldout: bool, name_callers: bool = False, name_nouns: bool = False,
+                 birthday_ages: bool = False):
         h = heldout
         self.state = STATE_HELDOUT if h else {
             lang: {**d, "name": d["name"] + (callers(lang) if name_callers else [])
-                   + (nouns(lang) if name_nouns else [])} for lang, d in STATE_TRAIN.items()}
+                   + (nouns(lang) if name_nouns else []),
+                   "age": d["age"] + (BIRTHDAY_AGES[lang] if birthday_ages else [])}
+            for lang, d in STATE_TRAIN.items()}
         self.ask = ASK_HELDOUT if h else ASK_TRAIN
         self.openers = OPENERS_HELDOUT if h else OPENERS_TRAIN
         self.ask_one = {lang: {f: split(v, h) for f, v in d.items()}
@@ -481,6 +493,7 @@ def check_split():
     pairs = [(STATE_TRAIN[lang][f], STATE_HELDOUT[lang][f]) for lang in STATE_TRAIN
              for f in FACTS] + [(ASK_TRAIN[lang], ASK_HELDOUT[lang]) for lang in ASK_TRAIN]
     pairs += [(callers(lang) + nouns(lang), STATE_HELDOUT[lang]["name"]) for lang in NAME_CALLERS]
+    pairs += [(BIRTHDAY_AGES[lang], STATE_HELDOUT[lang]["age"]) for lang in BIRTHDAY_AGES]
     pairs += [([u for u, _ in SMALL_TALK_COMPOSED[lang]], [u for u, _ in split(v, True)])
               for lang, v in SMALL_TALK.items()]
     pairs += [(OPENERS_TRAIN[lang], OPENERS_HELDOUT[lang][1:]) for lang in OPENERS_TRAIN]
@@ -497,7 +510,8 @@ class Generator:
 
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
                  never_rate: float = 0.05, hold_rate: float = 0.0, composed_talk: float = 0.0,
-                 name_callers: bool = False, name_nouns: bool = False, unknown_words: float = 0.0):
+                 name_callers: bool = False, name_nouns: bool = False, unknown_words: float = 0.0,
+                 birthday_ages: bool = False):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
@@ -520,7 +534,7 @@ class Generator:
         self.names = [n for n in split(FIRST_NAMES, h) if not h or n not in seen]
         self.pet_names = [n for n in split(PET_NAMES, h) if not h or n not in seen]
         self.cities = {"fr": split(CITIES_FR, h), "en": split(CITIES_EN, h)}
-        self.phr = Phrasings(heldout, name_callers, name_nouns)
+        self.phr = Phrasings(heldout, name_callers, name_nouns, birthday_ages)
         self.small_talk = {lang: split(v, h) for lang, v in SMALL_TALK.items()}
         self.forbidden = set(split(FIRST_NAMES, True)) | set(split(PET_NAMES, True))
 

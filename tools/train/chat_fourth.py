@@ -8,8 +8,7 @@ openers, greetings and small talk are in no list of the generator and in no earl
 trying any of it on a model first.
 
 eval_recall.py --split fourth plays its dialogues."""
-from chat_fresh import FRESH, BlindSplit
-from chat_third import THIRD
+from chat_fresh import BlindSplit
 
 FOURTH = BlindSplit(
     names=["Amandine", "Brieuc", "Corentin", "Edwige", "Gwenaëlle", "Hippolyte", "Jézabel",
@@ -70,4 +69,3 @@ FOURTH = BlindSplit(
                ("I'm waiting for a parcel.", "I hope it comes soon."),
                ("I'm on holiday.", "Enjoy it!")]},
 )
-EARLIER = (FRESH, THIRD)  # the splits the fourth must not overlap

@@ -13,9 +13,9 @@ serve every blind split (chat_third.py is the next)."""
 import re
 from dataclasses import dataclass
 
-from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, FACTS, GREET, NOUN, OPENERS_HELDOUT,
-                       OPENERS_TRAIN, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN, Generator, callers,
-                       nouns, plain)
+from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, BIRTHDAY_AGES, FACTS, GREET, NOUN,
+                       OPENERS_HELDOUT, OPENERS_TRAIN, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN,
+                       Generator, callers, nouns, plain)
 from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES
 from chat_smalltalk import SMALL_TALK_COMPOSED
 
@@ -129,7 +129,7 @@ def check_blind(split: BlindSplit, earlier: tuple = ()):
         assert plain(value) not in known, f"blind value {value!r} is in a list"
     for lang in split.state:
         others = [t for f in FACTS for t in STATE_HELDOUT[lang][f]] + callers(lang) + nouns(lang)
-        others += [t for f in FACTS for t in STATE_TRAIN[lang][f]]
+        others += [t for f in FACTS for t in STATE_TRAIN[lang][f]] + BIRTHDAY_AGES[lang]
         others += _questions(ASK_TRAIN[lang] + ASK_HELDOUT[lang], lang)
         others += [q for qs in ASK_ONE[lang].values() for q in qs]
         others += OPENERS_TRAIN[lang] + OPENERS_HELDOUT[lang] + GREET[lang]

@@ -8,7 +8,7 @@ greetings and small talk are in no list of the generator and in neither earlier 
 per fact and language, phrased as a user might), without trying any of it on a model first.
 
 eval_recall.py --split third plays its dialogues."""
-from chat_fresh import FRESH, BlindSplit
+from chat_fresh import BlindSplit
 
 THIRD = BlindSplit(
     names=["Aurèle", "Casimir", "Ghislaine", "Ignace", "Josselin", "Ludivine", "Nolwenn",
@@ -70,4 +70,3 @@ THIRD = BlindSplit(
                ("The meeting ran long.", "You've earned a break."),
                ("My coffee went cold.", "Too bad, make another one.")]},
 )
-EARLIER = (FRESH,)  # the splits the third must not overlap

@@ -24,11 +24,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_data import FACTS, Generator  # noqa: E402
-from chat_fresh import FRESH, blind_generator  # noqa: E402
+from chat_fifth import FIFTH  # noqa: E402
 from chat_fourth import FOURTH  # noqa: E402
-from chat_fourth import EARLIER as BEFORE_FOURTH  # noqa: E402
+from chat_fresh import FRESH, blind_generator  # noqa: E402
 from chat_third import THIRD  # noqa: E402
-from chat_third import EARLIER as BEFORE_THIRD  # noqa: E402
+
+# The blind held-out splits in the order they were written: each is checked against those before.
+BLIND = [("fresh", FRESH), ("third", THIRD), ("fourth", FOURTH), ("fifth", FIFTH)]
 
 
 SESSION_FIELDS = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
@@ -168,18 +170,15 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
               name_callers: bool = False, name_nouns: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
     training phrasings; train: everything from the training lists (fresh dialogues); fresh: the
-    second held-out split (chat_fresh); third, fourth: the third and fourth (chat_third,
-    chat_fourth).
+    second held-out split (chat_fresh); third, fourth, fifth: the later ones (chat_third, ...).
     composed_talk, name_callers and name_nouns: the training data's options (train.py), for
     names and train."""
     if split == "heldout":
         return Generator(seed, True)
-    if split == "fresh":
-        return blind_generator(FRESH, seed)
-    if split == "third":
-        return blind_generator(THIRD, seed, BEFORE_THIRD)
-    if split == "fourth":
-        return blind_generator(FOURTH, seed, BEFORE_FOURTH)
+    names = [n for n, _ in BLIND]
+    if split in names:
+        i = names.index(split)
+        return blind_generator(BLIND[i][1], seed, tuple(b for _, b in BLIND[:i]))
     t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers,
                   name_nouns=name_nouns)
     if split == "train":
@@ -253,11 +252,11 @@ def main():
                     help="the last question: name and age, 1-3 facts given so far, or a fact "
                          "never given (correct when the answer says it was not given)")
     ap.add_argument("--no-think", action="store_true", help="enable_thinking = false")
-    ap.add_argument("--split", choices=["heldout", "names", "train", "fresh", "third", "fourth"],
+    ap.add_argument("--split", choices=["heldout", "names", "train"] + [n for n, _ in BLIND],
                     default="heldout",
                     help="what is held out: names and phrasings, names only, nothing; fresh, "
-                         "third, fourth: the later held-out splits' names and phrasings "
-                         "(chat_fresh.py, chat_third.py, chat_fourth.py)")
+                         "third, fourth, fifth: the later held-out splits' names and phrasings "
+                         "(chat_fresh.py, chat_third.py, ...)")
     ap.add_argument("--composed-talk", type=float, default=0.0,
                     help="names and train splits: as train.py's option of that name")
     ap.add_argument("--name-callers", action="store_true",

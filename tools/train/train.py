@@ -109,6 +109,8 @@ def add_chat_args(ap) -> None:
                     help="chat: add the composed name statements \"<who> call(s) me {}\"")
     ap.add_argument("--name-nouns", action="store_true",
                     help="chat: add the composed name statements \"my <name noun> is {}\"")
+    ap.add_argument("--birthday-ages", action="store_true",
+                    help="chat: add age statements beside a birthday word (BIRTHDAY_AGES)")
     ap.add_argument("--unknown-words", type=float, default=0.0,
                     help="chat: share of the statements, questions and composed small talk "
                          "with made-up words (chat_unknown.py)")
@@ -126,7 +128,8 @@ def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
 
     def texts(seed, heldout, n):
         g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
-                      args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words)
+                      args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words,
+                      args.birthday_ages)
         return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
                 for _ in range(n)]
     t0 = time.time()
