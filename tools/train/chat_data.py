@@ -28,7 +28,8 @@ value is worth memorising and any string can be one.
 
 Small talk comes from a short list of fixed pairs, or (composed_talk, training only) from
 chat_smalltalk's composed messages: a message without a fact is answered without one, whatever
-its words.
+its words. With unknown_words (train.py --unknown-words, training only), a share of the
+statements, questions and composed small talk carry made-up words (chat_unknown).
 
 Deterministic for a seed.
 
