@@ -506,6 +506,24 @@ def check_split():
                 assert plain(h) not in plain(t), f"held-out phrasing {h!r} in {t!r}"
 
 
+def questions(frames: list[str], lang: str) -> list[str]:
+    """Question frames filled with every noun phrase an evaluation asks for."""
+    pairs = [Generator.join(lang, [NOUN[lang]["name"], NOUN[lang]["age"]], capital=False)]
+    return [f.format(n) for f in frames for n in pairs + list(NOUN[lang].values())]
+
+
+def phrasings(lang: str) -> list[str]:
+    """Every text the generator writes for `lang` on either side of the split: statement
+    templates (with the optional name and age families), filled questions, direct questions,
+    openers, greetings and small talk."""
+    t = [s for f in FACTS for s in STATE_TRAIN[lang][f] + STATE_HELDOUT[lang][f]]
+    t += callers(lang) + nouns(lang) + BIRTHDAY_AGES[lang]
+    t += questions(ASK_TRAIN[lang] + ASK_HELDOUT[lang], lang)
+    t += [q for qs in ASK_ONE[lang].values() for q in qs]
+    t += OPENERS_TRAIN[lang] + OPENERS_HELDOUT[lang] + GREET[lang]
+    return t + [u for u, _ in SMALL_TALK[lang] + SMALL_TALK_COMPOSED[lang]]
+
+
 class Generator:
     """Draws dialogues from the training lists (heldout=False) or the held-out ones."""
 

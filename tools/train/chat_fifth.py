@@ -6,6 +6,7 @@ statement templates per fact and language, eight question frames, two direct que
 fact, six openers, three greetings and twelve small-talk messages per language, 48 first names,
 12 pet names and 15 + 15 cities. The phrasings were written by two helper sessions, one per
 language, which saw neither the generator's lists nor any result, only check_blind's verdicts;
+check_blind runs strict on it (near-copies that differ in punctuation only are rejected too);
 the values are in no list, in no earlier blind split, cannot be spelt by the made-up-name
 generator, and were searched in every training set since 2026-12-06 (docs/training.md).
 
@@ -175,4 +176,5 @@ FIFTH = BlindSplit(
                 "Somewhere right now, a puppy is seeing snow for the first time."),
                ("I love the sound of the sea", "It really is soothing, isn't it?"),
                ("Thanks for listening", "Anytime, I'm always happy to chat.")]},
+    strict=True,
 )

@@ -9,15 +9,12 @@ style of the first held-out split (two templates per fact and language), without
 it on a model first.
 
 eval_recall.py --split fresh plays its dialogues. BlindSplit, check_blind and blind_generator
-serve every blind split (chat_third.py is the next)."""
+serve every blind split (chat_third.py to chat_fifth.py)."""
 import re
 from dataclasses import dataclass
 
-from chat_data import (ASK_HELDOUT, ASK_ONE, ASK_TRAIN, BIRTHDAY_AGES, FACTS, GREET, NOUN,
-                       OPENERS_HELDOUT, OPENERS_TRAIN, SMALL_TALK, STATE_HELDOUT, STATE_TRAIN,
-                       Generator, callers, nouns, plain)
+from chat_data import FACTS, Generator, phrasings, plain, questions
 from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES
-from chat_smalltalk import SMALL_TALK_COMPOSED
 
 NAMES = ["Clovis", "Faustine", "Isaure", "Léandre", "Maïwenn", "Philippine", "Quitterie",
          "Sixtine", "Xavière", "Yolande", "Ambroise", "Blandine", "Cyprien", "Domitille",
@@ -92,13 +89,14 @@ class BlindSplit:
     openers: dict
     greetings: dict
     small_talk: dict
+    strict: bool = False  # check_blind also rejects near-copies that differ in punctuation only
 
     def texts(self, lang: str) -> list[str]:
         """Every phrasing of `lang`, questions filled with the noun phrases asked for."""
-        t = [s for f in FACTS for s in self.state[lang][f]] + _questions(self.ask[lang], lang)
+        t = [s for f in FACTS for s in self.state[lang][f]] + questions(self.ask[lang], lang)
         t += [q for qs in self.ask_one[lang].values() for q in qs]
-        return t + self.openers[lang][1:] + self.greetings[lang] + [u for u, _ in
-                                                                    self.small_talk[lang]]
+        t += self.openers[lang][1:] + self.greetings[lang]
+        return t + [u for u, _ in self.small_talk[lang]]
 
     def values(self) -> list[str]:
         return self.names + self.pet_names + self.cities["fr"] + self.cities["en"]
@@ -108,15 +106,14 @@ FRESH = BlindSplit(NAMES, PET_NAMES_FRESH, CITIES, STATE, ASK, ASK_ONE_FRESH, OP
                    SMALL_TALK_FRESH)
 
 
-def _questions(frames: list[str], lang: str) -> list[str]:
-    """Question frames filled with every noun phrase an evaluation asks for."""
-    pairs = [Generator.join(lang, [NOUN[lang]["name"], NOUN[lang]["age"]], capital=False)]
-    return [f.format(n) for f in frames for n in pairs + list(NOUN[lang].values())]
-
-
 def _inside(part: str, text: str) -> bool:
     """`part` in `text` as whole words ("hi" is not inside "which")."""
     return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", text) is not None
+
+
+def _bare(text: str) -> str:
+    """`text`'s words (placeholders and apostrophes kept) without punctuation."""
+    return " ".join(re.findall(r"[\w{}']+", plain(text)))
 
 
 def check_blind(split: BlindSplit, earlier: tuple = ()):
@@ -128,18 +125,14 @@ def check_blind(split: BlindSplit, earlier: tuple = ()):
     for value in split.values():
         assert plain(value) not in known, f"blind value {value!r} is in a list"
     for lang in split.state:
-        others = [t for f in FACTS for t in STATE_HELDOUT[lang][f]] + callers(lang) + nouns(lang)
-        others += [t for f in FACTS for t in STATE_TRAIN[lang][f]] + BIRTHDAY_AGES[lang]
-        others += _questions(ASK_TRAIN[lang] + ASK_HELDOUT[lang], lang)
-        others += [q for qs in ASK_ONE[lang].values() for q in qs]
-        others += OPENERS_TRAIN[lang] + OPENERS_HELDOUT[lang] + GREET[lang]
-        others += [u for u, _ in SMALL_TALK[lang] + SMALL_TALK_COMPOSED[lang]]
-        others += [t for e in earlier for t in e.texts(lang)]
-        others = [plain(o).strip(" ,") for o in others if o.strip()]
+        texts = phrasings(lang) + [t for e in earlier for t in e.texts(lang)]
+        others = [plain(o).strip(" ,") for o in texts if o.strip()]
+        # strict: texts of three words or more, punctuation aside
+        bare = [_bare(o) for o in texts if split.strict and len(_bare(o).split()) >= 3]
         for t in split.texts(lang):
-            p = plain(t).strip(" ,")
-            for o in others:
-                assert not (_inside(p, o) or _inside(o, p)), f"blind text {t!r} overlaps {o!r}"
+            for p, against in ((plain(t).strip(" ,"), others), (_bare(t), bare)):
+                for o in against:
+                    assert not (_inside(p, o) or _inside(o, p)), f"blind text {t!r} overlaps {o!r}"
 
 
 def blind_generator(split: BlindSplit, seed: int, earlier: tuple = ()) -> Generator:

@@ -175,10 +175,9 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
     names and train."""
     if split == "heldout":
         return Generator(seed, True)
-    names = [n for n, _ in BLIND]
-    if split in names:
-        i = names.index(split)
-        return blind_generator(BLIND[i][1], seed, tuple(b for _, b in BLIND[:i]))
+    for i, (name, blind) in enumerate(BLIND):
+        if split == name:
+            return blind_generator(blind, seed, tuple(b for _, b in BLIND[:i]))
     t = Generator(seed, False, composed_talk=composed_talk, name_callers=name_callers,
                   name_nouns=name_nouns)
     if split == "train":
