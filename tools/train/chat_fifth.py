@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""A fifth held-out split ("fifth"), written on 2026-12-07 after stage 6 and frozen unmeasured.
+"""A fifth held-out split ("fifth"), written on 2026-12-07 after stage 6 (S7a, S7b), frozen, and
+played once, on the file stage 8 bundled (docs/training.md).
 The three earlier blind splits, two templates per fact and language each, gave the same model
 52 to 84 % at turn 3: they measure their few phrasings more than the model. This one has ten
 statement templates per fact and language, eight question frames, two direct questions per
