@@ -15,7 +15,7 @@ RUN=${1:-/tmp/kazeia-chat-run}
 LIB=${2:-build/bindings/libkazeia.so}
 PY=/usr/bin/python3   # Debian's python3 with python3-torch, python3-jinja2, libopenblas0-pthread
 TEMPLATE=../shared/fixtures/templates/qwen3.jinja
-STAGE5=a59f165  # the stage-5 file (its reproduce_chat.sh rebuilds it)
+STAGE5=a59f165f7bb70a808c24663e51d3c94b4f075d8d  # stage 5 (its own script rebuilds it)
 BASE=2000ec81c68c7a37b3922431159e6e2b73000d46  # the 2026-12-02 model: its MTP layer starts ours
 # stage 5's dialogues, with made-up words (chat_unknown.py); the MTP layer's training sees them
 DIALOGUES="--template $TEMPLATE --n-dialogues 40000 --max-turns 11 --repeat-rate 0.25
