@@ -119,11 +119,10 @@ def _bare(text: str) -> str:
 def check_blind(split: BlindSplit, earlier: tuple = ()):
     """No text of `split` is, or is inside, any text of the generator's lists (training or
     held-out) or of the `earlier` blind splits, and none of its names, pet names or cities is
-    in any of them, whatever the case and accents."""
+    in any of them, whatever the case and accents. Lists every fault, not just the first."""
     known = {plain(n) for n in FIRST_NAMES + PET_NAMES + CITIES_FR + CITIES_EN}
     known |= {plain(v) for e in earlier for v in e.values()}
-    for value in split.values():
-        assert plain(value) not in known, f"blind value {value!r} is in a list"
+    faults = [f"blind value {v!r} is in a list" for v in split.values() if plain(v) in known]
     for lang in split.state:
         texts = phrasings(lang) + [t for e in earlier for t in e.texts(lang)]
         others = [plain(o).strip(" ,") for o in texts if o.strip()]
@@ -131,8 +130,9 @@ def check_blind(split: BlindSplit, earlier: tuple = ()):
         bare = [_bare(o) for o in texts if split.strict and len(_bare(o).split()) >= 3]
         for t in split.texts(lang):
             for p, against in ((plain(t).strip(" ,"), others), (_bare(t), bare)):
-                for o in against:
-                    assert not (_inside(p, o) or _inside(o, p)), f"blind text {t!r} overlaps {o!r}"
+                faults += [f"blind text {t!r} overlaps {o!r}" for o in against
+                           if _inside(p, o) or _inside(o, p)]
+    assert not faults, "\n".join(dict.fromkeys(faults))  # every fault at once, in order
 
 
 def blind_generator(split: BlindSplit, seed: int, earlier: tuple = ()) -> Generator:
