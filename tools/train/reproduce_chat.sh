@@ -2,10 +2,10 @@
 # Rebuilds the bundled chat model: the stage-5 file of 2026-12-06 (commit a59f165, itself rebuilt
 # by that commit's reproduce_chat.sh: the 2026-12-02 model continued in five stages on generated
 # dialogues) continued on fresh dialogues of stage 5's kind with made-up words in 30 % of their
-# statements, questions and small talk (stage 6: 10 800 steps, seed 1239, peak rate 5e-4; a step
-# budget, so that the schedule does not depend on the machine's speed) -> GGUF (F32, Q8_0, Q4_0)
-# -> the MTP layer on the Q8_0 trunk, from the 2026-12-02 model's -> its parity data -> loss
-# plots -> recall table.
+# statements, questions and small talk (stage 6: 10 800 steps, seed 1239; stage 7: 5653 more
+# steps, seed 1240; peak rate 5e-4 both; step budgets, so that the schedule does not depend on
+# the machine's speed) -> GGUF (F32, Q8_0, Q4_0) -> the MTP layer on the Q8_0 trunk, from the
+# 2026-12-02 model's -> its parity data -> loss plots -> recall table.
 # See tools/train/README.md and docs/training.md.
 #   tools/train/reproduce_chat.sh [RUN_DIR] [LIBKAZEIA]
 # An interrupted training run goes on with the same train.py command plus --resume.
@@ -30,13 +30,17 @@ git show "$BASE:models/kazeia-chat-q8_0.gguf" > "$RUN/base.gguf"
 # stage 6: the stage-5 file's trunk (dequantized) on made-up-word dialogues
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/stage5.gguf" --out "$RUN" $SHAPE --seed 1239 --max-steps 10800
+# stage 7: stage 6 + the same kind of dialogues at seed 1240 (S8b's recipe; stage 9's choice)
+mkdir -p "$RUN/stage7" && cp "$RUN/tokenizer.json" "$RUN/stage7/"
+OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
+  --init "$RUN/ckpt.pt" --out "$RUN/stage7" $SHAPE --recall-every 0 --seed 1240 --max-steps 5653
 for t in f32 q8_0 q4_0; do
-  $PY tools/train/export_gguf.py --run "$RUN" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
+  $PY tools/train/export_gguf.py --run "$RUN/stage7" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
     --name kazeia-chat --template "$TEMPLATE" \
     --license "generated dialogues (tools/train/chat_data.py)"
 done
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train_mtp.py --corpus chat $DIALOGUES \
-  --seed 1239 --model "$RUN/kazeia-chat-q8_0.gguf" --init "$RUN/base.gguf" --out "$RUN/mtp" \
+  --seed 1240 --model "$RUN/kazeia-chat-q8_0.gguf" --init "$RUN/base.gguf" --out "$RUN/mtp" \
   --batch 8 --max-steps 100000 --time-budget 240 --eval-every 50 --threads 1
 $PY tools/train/export_gguf.py --base "$RUN/kazeia-chat-q8_0.gguf" --mtp "$RUN/mtp/mtp.pt" \
   --out models/kazeia-chat-q8_0.gguf
@@ -44,10 +48,12 @@ $PY tools/train/make_parity_data.py --mtp --heldout "$RUN/mtp/heldout.txt" \
   --model-file models/kazeia-chat-q8_0.gguf --out tests/data/chat_parity_mtp.json
 $PY tools/train/plot_loss.py "$RUN/loss.csv" docs/chat_loss_stage6.png \
   "kazeia-chat (qwen35, 0.64M params), stage 6: made-up words, peak rate 5e-4"
+$PY tools/train/plot_loss.py "$RUN/stage7/loss.csv" docs/chat_loss_stage7.png \
+  "kazeia-chat (qwen35, 0.64M params), stage 7: stage 6 + 5653 steps"
 $PY tools/train/plot_loss.py "$RUN/mtp/loss.csv" docs/chat_mtp_loss.png \
   "kazeia-chat MTP layer, frozen trunk: token t+2"
 for t in f32 q8_0 q4_0; do
-  for split in heldout fresh third fourth fifth; do  # the held-out splits, in the order written
+  for split in heldout fresh third fourth fifth sixth; do  # held-out splits, as written
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 5 10 --n 100 --split $split
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
