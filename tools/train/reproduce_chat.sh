@@ -30,7 +30,8 @@ git show "$BASE:models/kazeia-chat-q8_0.gguf" > "$RUN/base.gguf"
 # stage 6: the stage-5 file's trunk (dequantized) on made-up-word dialogues
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/stage5.gguf" --out "$RUN" $SHAPE --seed 1239 --max-steps 10800
-# stage 7: stage 6 + the same kind of dialogues at seed 1240 (S8b's recipe; stage 9's choice)
+# stage 7: stage 6 + the same kind of dialogues at seed 1240 (S8b's recipe; stage 9's choice),
+# run without the in-training recall probe, as it was
 mkdir -p "$RUN/stage7" && cp "$RUN/tokenizer.json" "$RUN/stage7/"
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/ckpt.pt" --out "$RUN/stage7" $SHAPE --recall-every 0 --seed 1240 --max-steps 5653
@@ -53,7 +54,7 @@ $PY tools/train/plot_loss.py "$RUN/stage7/loss.csv" docs/chat_loss_stage7.png \
 $PY tools/train/plot_loss.py "$RUN/mtp/loss.csv" docs/chat_mtp_loss.png \
   "kazeia-chat MTP layer, frozen trunk: token t+2"
 for t in f32 q8_0 q4_0; do
-  for split in heldout fresh third fourth fifth sixth; do  # held-out splits, as written
+  for split in heldout fresh third fourth fifth sixth; do  # played held-out splits (not seventh)
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 5 10 --n 100 --split $split
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \

@@ -116,22 +116,28 @@ def add_chat_args(ap) -> None:
                          "with made-up words (chat_unknown.py)")
 
 
+def chat_dialogues(args, seed: int, heldout: bool, n: int, rng_turns) -> list:
+    """n dialogues' messages from the generator with add_chat_args' options; each one's number
+    of turns is drawn from rng_turns (prepare_chat draws the training set, then the held-out)."""
+    from chat_data import Generator
+    g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
+                  args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words,
+                  args.birthday_ages)
+    return [g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"]
+            for _ in range(n)]
+
+
 def prepare_chat(out: str, args, log, tok: Tokenizer | None = None):
     """Training and held-out dialogues, rendered and tokenized with loss weights: with `tok`
     (a trained model's), or with OUT/tokenizer.json, or with a BPE trained here. Returns
     (tokenizer, train [(ids, weights)], held-out [(ids, weights)])."""
     from chat_corpus import Renderer, encode_weighted, load_template
-    from chat_data import Generator
     os.makedirs(out, exist_ok=True)
     render = Renderer(load_template(args.template))
     rng_turns = np.random.default_rng(args.seed)
 
     def texts(seed, heldout, n):
-        g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
-                      args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words,
-                      args.birthday_ages)
-        return [render(g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"])
-                for _ in range(n)]
+        return [render(m) for m in chat_dialogues(args, seed, heldout, n, rng_turns)]
     t0 = time.time()
     train_texts = texts(args.seed, False, args.n_dialogues)
     held_texts = texts(args.seed + 1, True, 256)
