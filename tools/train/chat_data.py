@@ -40,7 +40,8 @@ from __future__ import annotations
 import argparse
 import random
 
-from chat_names import CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES, arbitrary_name, pseudo_name
+from chat_names import (CITIES_EN, CITIES_FR, FIRST_NAMES, PET_NAMES, arbitrary_name, long_name,
+                        pseudo_name)
 from chat_smalltalk import SMALL_TALK_COMPOSED
 
 HELDOUT_EVERY = 4  # entry i of a name, city, greeting or small-talk list is held out iff i % 4 == 3
@@ -530,7 +531,7 @@ class Generator:
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
                  never_rate: float = 0.05, hold_rate: float = 0.0, composed_talk: float = 0.0,
                  name_callers: bool = False, name_nouns: bool = False, unknown_words: float = 0.0,
-                 birthday_ages: bool = False):
+                 birthday_ages: bool = False, long_names: float = 0.0):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
@@ -546,6 +547,9 @@ class Generator:
         if self.unknown_words:
             import chat_unknown  # it imports this module: loaded here, when it is used
             self.unknown = chat_unknown
+        # share of the names (the user's, others', in copy exercises) made long (chat_names
+        # .long_name; training only)
+        self.long_names = 0.0 if heldout else long_names
         self.heldout = heldout
         h = heldout
         seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
@@ -562,6 +566,11 @@ class Generator:
         an arbitrary string (15 %: letter salad, mixed case, compounds), so that no name is worth
         memorising and any string can be one."""
         r = self.rng
+        if self.long_names and r.random() < self.long_names:  # no draw at 0: same stream
+            while True:
+                n = long_name(r, pool)
+                if n not in self.forbidden:
+                    return n
         u = r.random()
         if self.heldout or u < 0.45:
             return r.choice(pool)

@@ -107,6 +107,19 @@ def pseudo_name(rng: random.Random) -> str:
             return n.capitalize()
 
 
+def long_name(rng: random.Random, pool: list[str]) -> str:
+    """A name of many tokens (train.py --long-names): a real name of `pool` run on by one or two
+    syllables ("Clement" -> "Clementoune"), or a pseudo-name of three to five syllables. A
+    model that copies a long name stops at the first piece it knows as a name's end; here a
+    known name is only the name's beginning."""
+    def syllables(k: int) -> str:
+        return "".join(rng.choice(ONSETS) + rng.choice(VOWELS) for _ in range(k)) + \
+            rng.choice(FINALS)
+    if rng.random() < 0.5:
+        return rng.choice(pool) + syllables(rng.randint(1, 2))
+    return syllables(rng.randint(3, 5)).capitalize()
+
+
 # Names as arbitrary strings, so that a name is "the word in the name's place", whatever it looks
 # like: letter salad in any case, compounds, pseudo-names in capitals or small letters. (Names
 # in Greek or Cyrillic letters were tried: with this 1024-token vocabulary they are runs of byte

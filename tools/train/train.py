@@ -114,6 +114,9 @@ def add_chat_args(ap) -> None:
     ap.add_argument("--unknown-words", type=float, default=0.0,
                     help="chat: share of the statements, questions and composed small talk "
                          "with made-up words (chat_unknown.py)")
+    ap.add_argument("--long-names", type=float, default=0.0,
+                    help="chat: share of the names made long: a known name run on, or a "
+                         "pseudo-name of 3-5 syllables (chat_names.long_name)")
 
 
 def chat_dialogues(args, seed: int, heldout: bool, n: int, rng_turns) -> list:
@@ -122,7 +125,7 @@ def chat_dialogues(args, seed: int, heldout: bool, n: int, rng_turns) -> list:
     from chat_data import Generator
     g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
                   args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words,
-                  args.birthday_ages)
+                  args.birthday_ages, args.long_names)
     return [g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"]
             for _ in range(n)]
 
