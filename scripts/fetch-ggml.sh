@@ -14,15 +14,12 @@ SHA256=4877be47f01586481615aec277c23c7f660592ce66eec2753ff1dcc967a9a0d2
 DIR=${1:-build-ggml}
 LIB=$DIR/package/bins/linux-x64-vulkan
 
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
 need=()
 command -v npm >/dev/null || need+=(npm)
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers libvulkan1)
 if [ ${#need[@]} -gt 0 ]; then
   echo "fetch-ggml: installing ${need[*]}" >&2
-  $SUDO apt-get update -q >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >&2
+  scripts/apt_install.sh "${need[@]}" >&2
 fi
 
 if [ ! -f "$LIB/libggml-base.so" ]; then
