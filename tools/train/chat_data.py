@@ -562,20 +562,20 @@ class Generator:
         self.forbidden = set(split(FIRST_NAMES, True)) | set(split(PET_NAMES, True))
 
     def name(self, pool: list[str]) -> str:
-        """Held-out: a held-out real name. Training: a real name (45 %), a pseudo-name (40 %) or
-        an arbitrary string (15 %: letter salad, mixed case, compounds), so that no name is worth
-        memorising and any string can be one."""
+        """Held-out: a held-out real name. Training: with --long-names, a long name at that
+        rate; otherwise a real name (45 %), a pseudo-name (40 %) or an arbitrary string (15 %:
+        letter salad, mixed case, compounds), so that no name is worth memorising and any string
+        can be one."""
         r = self.rng
         if self.long_names and r.random() < self.long_names:  # no draw at 0: same stream
-            while True:
-                n = long_name(r, pool)
-                if n not in self.forbidden:
-                    return n
-        u = r.random()
-        if self.heldout or u < 0.45:
-            return r.choice(pool)
+            make = lambda: long_name(r, pool)  # noqa: E731
+        else:
+            u = r.random()
+            if self.heldout or u < 0.45:
+                return r.choice(pool)
+            make = (lambda: pseudo_name(r)) if u < 0.85 else (lambda: arbitrary_name(r))
         while True:  # made-up names never collide with held-out names
-            n = pseudo_name(r) if u < 0.85 else arbitrary_name(r)
+            n = make()
             if n not in self.forbidden:
                 return n
 

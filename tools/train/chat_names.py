@@ -98,11 +98,14 @@ VOWELS = "a a a e e e i i o o u y ou ai é".split()
 FINALS = [""] * 8 + """n l r s m nd ll rt a e o ine ette an el ia ie""".split()
 
 
+def syllables(rng: random.Random, k: int) -> str:
+    """k syllables (onset + vowel) and a coda or ending, in small letters."""
+    return "".join(rng.choice(ONSETS) + rng.choice(VOWELS) for _ in range(k)) + rng.choice(FINALS)
+
+
 def pseudo_name(rng: random.Random) -> str:
     while True:
-        n_syllables = rng.choice([1, 2, 2, 3])
-        n = "".join(rng.choice(ONSETS) + rng.choice(VOWELS) for _ in range(n_syllables))
-        n += rng.choice(FINALS)
+        n = syllables(rng, rng.choice([1, 2, 2, 3]))
         if len(n) >= 3:
             return n.capitalize()
 
@@ -112,12 +115,9 @@ def long_name(rng: random.Random, pool: list[str]) -> str:
     syllables ("Clement" -> "Clementoune"), or a pseudo-name of three to five syllables. A
     model that copies a long name stops at the first piece it knows as a name's end; here a
     known name is only the name's beginning."""
-    def syllables(k: int) -> str:
-        return "".join(rng.choice(ONSETS) + rng.choice(VOWELS) for _ in range(k)) + \
-            rng.choice(FINALS)
     if rng.random() < 0.5:
-        return rng.choice(pool) + syllables(rng.randint(1, 2))
-    return syllables(rng.randint(3, 5)).capitalize()
+        return rng.choice(pool) + syllables(rng, rng.randint(1, 2))
+    return syllables(rng, rng.randint(3, 5)).capitalize()
 
 
 # Names as arbitrary strings, so that a name is "the word in the name's place", whatever it looks
