@@ -18,7 +18,7 @@
 namespace kz {
 namespace {
 
-const std::string kModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
+const std::string kChatModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
 // The user's messages: training phrasings, and a first name held out of training (in no
 // training list of tools/train/chat_names.py). Recall on held-out phrasings: docs/training.md.
 // Turns 1-3 are the acceptance scenario; turns 4-9 small talk, turn 10 the same question.
@@ -40,7 +40,7 @@ int64_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>&
 
 class ChatMemory : public ::testing::Test {
  protected:
-  void SetUp() override { engine_ = Engine::load(kModel); }
+  void SetUp() override { engine_ = Engine::load(kChatModel); }
 
   // Plays `turns` in `s`, appending each answer to `history` as the app does; returns them.
   std::vector<GenerateResult> play(Session& s, std::vector<ChatMessage>& history,

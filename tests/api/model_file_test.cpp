@@ -16,6 +16,7 @@
 #include "api/engine.h"
 #include "base/error.h"
 #include "testing/api_params.h"
+#include "testing/files.h"
 #include "testing/sanitizers.h"
 #include "text/tokenizer.h"
 
@@ -25,9 +26,7 @@ namespace {
 const std::string kModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-kjv-q8_0.gguf";
 const std::string kOtherModel = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/kazeia_model_file_" + std::to_string(getpid()) + "_" + name;
-}
+using testing::temp_path;
 
 std::string copy_of(const std::string& from, const std::string& name) {
   const std::string path = temp_path(name);

@@ -14,15 +14,13 @@
 
 #include "base/error.h"
 #include "testing/api_params.h"
+#include "testing/files.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
 namespace {
 
-// A file of this process's own: CTest runs the cases of one test, one per model, at once.
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/kazeia_" + std::to_string(::getpid()) + "_" + name;
-}
+using testing::temp_path;
 
 GenerateParams greedy(int max_tokens) {
   return testing::generate_params(max_tokens);

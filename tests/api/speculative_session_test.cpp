@@ -14,18 +14,18 @@
 namespace kz {
 namespace {
 
-struct Case {
+struct SpecCase {
   std::string model;
   DraftSource source;
   std::string cache;  // K and V cache type
 };
 
-std::string case_name(const Case& c) {
+std::string case_name(const SpecCase& c) {
   return testing::test_name(c.model + "_" + std::string(draft_source_name(c.source)) + "_" +
                             c.cache);
 }
 
-class SpeculativeSession : public ::testing::TestWithParam<Case> {
+class SpeculativeSession : public ::testing::TestWithParam<SpecCase> {
  protected:
   void SetUp() override {
     engine_ = Engine::load(testing::model_path(GetParam().model));
@@ -77,12 +77,13 @@ TEST_P(SpeculativeSession, GreedyOutputIsIdenticalToPlainDecoding) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SpeculativeSession,
-                         ::testing::Values(Case{"qwen3-tiny-q8_0", DraftSource::Ngram, "f16"},
-                                           Case{"qwen3-tiny-q8_0", DraftSource::Ngram, "q8_0"},
-                                           Case{"qwen35-tiny-q4_0", DraftSource::Ngram, "f16"},
-                                           Case{"qwen35-tiny-q4_0", DraftSource::Ngram, "q8_0"},
-                                           Case{"qwen35-tiny-mtp-f32", DraftSource::Mtp, "f16"},
-                                           Case{"qwen35-tiny-mtp-f32", DraftSource::Mtp, "q8_0"}),
+                         ::testing::Values(SpecCase{"qwen3-tiny-q8_0", DraftSource::Ngram, "f16"},
+                                           SpecCase{"qwen3-tiny-q8_0", DraftSource::Ngram, "q8_0"},
+                                           SpecCase{"qwen35-tiny-q4_0", DraftSource::Ngram, "f16"},
+                                           SpecCase{"qwen35-tiny-q4_0", DraftSource::Ngram, "q8_0"},
+                                           SpecCase{"qwen35-tiny-mtp-f32", DraftSource::Mtp, "f16"},
+                                           SpecCase{"qwen35-tiny-mtp-f32", DraftSource::Mtp,
+                                                    "q8_0"}),
                          [](const auto& info) { return case_name(info.param); });
 
 // Replayed drafts: the model's own continuation is accepted in full, in fewer passes than

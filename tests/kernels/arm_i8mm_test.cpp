@@ -24,6 +24,7 @@ TEST(ArmI8mm, NotAnArmBuild) {
 
 #include "base/cpu_features.h"
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/vec_dot.h"
@@ -34,7 +35,7 @@ TEST(ArmI8mm, NotAnArmBuild) {
 namespace kz {
 namespace {
 
-using testing::block_sum_order::model;
+using testing::ExactDot;
 
 #define REQUIRE_I8MM()                                                         \
   if (!(cpu_features().neon && cpu_features().dotprod && cpu_features().i8mm)) \
@@ -47,7 +48,7 @@ struct I8mmKernel {
   const char* name;
 };
 
-const I8mmKernel kKernels[] = {
+const I8mmKernel kI8mmKernels[] = {
     {DType::Q4_0, arm::gemv_q4_0_q8_0__neon_i8mm, arm::gemm_q4_0_q8_0_4x4__neon_i8mm, "q4_0"},
     {DType::Q8_0, arm::gemv_q8_0_q8_0__neon_i8mm, arm::gemm_q8_0_q8_0_4x4__neon_i8mm, "q8_0"},
 };
@@ -56,41 +57,11 @@ const int64_t kLengths[] = {32, 64, 96, 256, 1024, 4096 + 32};
 const int64_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9, 17};
 const int64_t kTokens[] = {1, 2, 3, 4, 5, 7, 8, 9};
 
-std::vector<float> gaussian(int64_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
-  return x;
-}
-
-// n_rows rows of n elements, quantized from Gaussian floats, or (raw) random bytes with finite
-// scales: every quant (-128 in Q8_0, both nibbles 0 and 15 in Q4_0) and sign of scale.
-std::vector<uint8_t> weight_rows(DType t, int64_t n_rows, int64_t n, bool raw, std::mt19937& rng) {
-  const uint64_t rb = row_bytes(t, n);
-  std::vector<uint8_t> w(rb * n_rows);
-  if (!raw) {
-    for (int64_t r = 0; r < n_rows; ++r) {
-      const std::vector<float> x = gaussian(n, rng, 0.05f);
-      quantize_row(t, x.data(), w.data() + r * rb, n);
-    }
-    return w;
-  }
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(-0.02f, 0.02f);
-  for (auto& b : w) b = static_cast<uint8_t>(byte(rng));
-  const int bb = info(t).block_bytes;  // the fp16 scale is each block's first field
-  for (uint64_t blk = 0; blk < w.size() / bb; ++blk) {
-    const uint16_t h = fp32_to_fp16(scale(rng));
-    std::memcpy(&w[blk * bb], &h, sizeof(h));
-  }
-  return w;
-}
-
 // n_act Q8_0 activation rows, stride bytes apart (the padding left at 0xAB).
 std::vector<uint8_t> activation_rows(int64_t n_act, int64_t n, uint64_t stride, std::mt19937& rng) {
   std::vector<uint8_t> a(stride * n_act, 0xAB);
   for (int64_t t = 0; t < n_act; ++t) {
-    const std::vector<float> x = gaussian(n, rng, 1.5f);
+    const std::vector<float> x = testing::gaussian(n, rng, 1.5f);
     ref::quantize_activation(DType::Q8_0, x.data(), a.data() + t * stride, n);
   }
   return a;
@@ -98,16 +69,13 @@ std::vector<uint8_t> activation_rows(int64_t n_act, int64_t n, uint64_t stride, 
 
 // The exact dot product of the dequantized rows (each w_e · a_e is exact in double, and so is
 // their sum to far below f32 precision), and Σ |w_e · a_e|.
-struct Exact {
-  double dot = 0, magnitude = 0;
-};
-Exact exact_dot(DType t, const uint8_t* w, const uint8_t* a, int64_t n) {
+ExactDot exact_dot(DType t, const uint8_t* w, const uint8_t* a, int64_t n) {
   std::vector<float> wv(static_cast<size_t>(n)), av(static_cast<size_t>(n));
   dequantize_row(t, w, wv.data(), n);
   dequantize_row(DType::Q8_0, a, av.data(), n);
-  Exact e;
+  ExactDot e;
   for (int64_t i = 0; i < n; ++i) {
-    e.dot += double(wv[i]) * av[i];
+    e.value += double(wv[i]) * av[i];
     e.magnitude += std::fabs(double(wv[i]) * av[i]);
   }
   return e;
@@ -125,7 +93,7 @@ double error_bound(int64_t n, double magnitude) {
 TEST(ArmI8mm, GemvAndGemmFollowBlockSumModel) {
   REQUIRE_I8MM();
   std::mt19937 rng(23);
-  for (const I8mmKernel& k : kKernels)
+  for (const I8mmKernel& k : kI8mmKernels)
     for (int64_t n : kLengths)
       for (int64_t n_rows : kRows)
         for (int64_t n_tok : kTokens) {
@@ -133,7 +101,7 @@ TEST(ArmI8mm, GemvAndGemmFollowBlockSumModel) {
                        " rows=" + std::to_string(n_rows) + " tokens=" + std::to_string(n_tok));
           const bool raw = (n_rows + n_tok) % 2 == 1;
           const uint64_t rb = row_bytes(k.weight, n);
-          const std::vector<uint8_t> w = weight_rows(k.weight, n_rows, n, raw, rng);
+          const std::vector<uint8_t> w = testing::weight_rows(k.weight, n_rows, n, raw, rng);
           // Strided activations and outputs: 32 bytes and 3 floats of padding per row.
           const uint64_t act_stride = row_bytes(DType::Q8_0, n) + 32;
           const int64_t y_stride = n_rows + 3;
@@ -148,12 +116,12 @@ TEST(ArmI8mm, GemvAndGemmFollowBlockSumModel) {
             EXPECT_EQ(yv[n_rows], -1.0f) << "gemv wrote past the last row";
             for (int64_t r = 0; r < n_rows; ++r) {
               const uint8_t* wr = w.data() + r * rb;
-              const float expected = model(k.weight, wr, at, n);
+              const float expected = testing::block_sum_order::model(k.weight, wr, at, n);
               EXPECT_EQ(yv[r], expected) << "gemv, token " << t << " row " << r;
               EXPECT_EQ(y[t * y_stride + r], expected) << "gemm, token " << t << " row " << r;
               EXPECT_EQ(y[t * y_stride + r], yv[r]) << "gemm != gemv, token " << t << " row " << r;
-              const Exact e = exact_dot(k.weight, wr, at, n);
-              EXPECT_NEAR(yv[r], e.dot, error_bound(n, e.magnitude))
+              const ExactDot e = exact_dot(k.weight, wr, at, n);
+              EXPECT_NEAR(yv[r], e.value, error_bound(n, e.magnitude))
                   << "token " << t << " row " << r;
             }
             for (int64_t r = n_rows; r < y_stride; ++r)
@@ -168,18 +136,18 @@ TEST(ArmI8mm, GemvAndGemmFollowBlockSumModel) {
 TEST(ArmI8mm, GemvAgreesWithReferenceWithinRounding) {
   REQUIRE_I8MM();
   std::mt19937 rng(29);
-  for (const I8mmKernel& k : kKernels)
+  for (const I8mmKernel& k : kI8mmKernels)
     for (int64_t n : kLengths) {
       SCOPED_TRACE(std::string(k.name) + " n=" + std::to_string(n));
       const int64_t n_rows = 9;
       const uint64_t rb = row_bytes(k.weight, n);
-      const std::vector<uint8_t> w = weight_rows(k.weight, n_rows, n, false, rng);
+      const std::vector<uint8_t> w = testing::weight_rows(k.weight, n_rows, n, false, rng);
       const std::vector<uint8_t> a = activation_rows(1, n, row_bytes(DType::Q8_0, n), rng);
       std::vector<float> y(static_cast<size_t>(n_rows));
       k.gemv(w.data(), rb, n_rows, a.data(), n, y.data());
       for (int64_t r = 0; r < n_rows; ++r) {
         const float expected = ref::vec_dot(k.weight, w.data() + r * rb, a.data(), n);
-        const Exact e = exact_dot(k.weight, w.data() + r * rb, a.data(), n);
+        const ExactDot e = exact_dot(k.weight, w.data() + r * rb, a.data(), n);
         EXPECT_NEAR(y[r], expected, 2 * error_bound(n, e.magnitude)) << "row " << r;
       }
     }

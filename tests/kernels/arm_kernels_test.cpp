@@ -1,5 +1,5 @@
 // ARM64 kernels (kernels/arm/arm_kernels.h) against the reference dot products
-// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks (float formats: lengths around the
+// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks (float formats: arm_lengths around the
 // 32-element step), 1-17 rows, 1-7 activation rows for gemm with strided activations and
 // outputs, quantized weights and weights of random bytes (every quant and scale bit pattern).
 // A kernel whose instruction set the CPU (or KAZEIA_CPU_FEATURES, or qemu's -cpu model) lacks
@@ -98,7 +98,7 @@ const ArmKernel kKernels[] = {
      "q8_0_q8_0__neon_i8mm"},
 };
 
-std::vector<float> random_floats(int64_t n, std::mt19937& rng, float scale) {
+std::vector<float> floats_with_outlier(int64_t n, std::mt19937& rng, float scale) {
   std::normal_distribution<float> dist(0.0f, scale);
   std::vector<float> x(static_cast<size_t>(n));
   for (auto& v : x) v = dist(rng);
@@ -125,7 +125,8 @@ std::vector<int> half_fields(DType t) {
 
 // n_rows weight rows of n elements: quantized from Gaussian floats, or (raw) random bytes with
 // finite scales, which reach quants (-128 in Q8_0) and 6-bit scales a quantizer rarely emits.
-std::vector<uint8_t> weight_rows(DType t, int64_t n_rows, int64_t n, bool raw, std::mt19937& rng) {
+std::vector<uint8_t> weight_rows_all_types(DType t, int64_t n_rows, int64_t n, bool raw,
+                                           std::mt19937& rng) {
   const uint64_t rb = row_bytes(t, n);
   std::vector<uint8_t> w(rb * n_rows);
   const int bs = info(t).block_size, bb = info(t).block_bytes;
@@ -141,7 +142,7 @@ std::vector<uint8_t> weight_rows(DType t, int64_t n_rows, int64_t n, bool raw, s
     return w;
   }
   for (int64_t r = 0; r < n_rows; ++r) {
-    const std::vector<float> x = random_floats(n, rng, 0.05f);
+    const std::vector<float> x = floats_with_outlier(n, rng, 0.05f);
     quantize_row(t, x.data(), w.data() + r * rb, n);
   }
   return w;
@@ -174,13 +175,13 @@ std::vector<uint8_t> activation_rows(DType t, int64_t n_act, int64_t n, uint64_t
                                      std::mt19937& rng) {
   std::vector<uint8_t> a(stride * n_act);
   for (int64_t i = 0; i < n_act; ++i) {
-    const std::vector<float> x = random_floats(n, rng, 1.5f);
+    const std::vector<float> x = floats_with_outlier(n, rng, 1.5f);
     ref::quantize_activation(ref::vec_dot_type(t), x.data(), a.data() + i * stride, n);
   }
   return a;
 }
 
-std::vector<int64_t> lengths(DType t) {
+std::vector<int64_t> arm_lengths(DType t) {
   const int bs = info(t).block_size;
   if (bs == 1) return {1, 7, 31, 32, 33, 64, 100, 1000};  // float formats: the 32-step tails
   return {bs, 2 * bs, 7 * bs, 16 * bs};
@@ -191,13 +192,13 @@ void check_gemv_against_reference(Isa isa) {
   std::mt19937 rng(7);
   for (const ArmKernel& c : kKernels) {
     if (c.isa != isa) continue;
-    for (int64_t n : lengths(c.weight))
+    for (int64_t n : arm_lengths(c.weight))
       for (int64_t n_rows : kRows)
         for (bool raw : {false, true}) {
           SCOPED_TRACE(std::string(c.name) + " n=" + std::to_string(n) +
                        " rows=" + std::to_string(n_rows) + (raw ? " random bytes" : ""));
           const uint64_t rb = row_bytes(c.weight, n);
-          const std::vector<uint8_t> w = weight_rows(c.weight, n_rows, n, raw, rng);
+          const std::vector<uint8_t> w = weight_rows_all_types(c.weight, n_rows, n, raw, rng);
           const uint64_t ab = row_bytes(ref::vec_dot_type(c.weight), n);
           const std::vector<uint8_t> a = activation_rows(c.weight, 1, n, ab, rng);
           std::vector<float> y(static_cast<size_t>(n_rows) + 1, -1.0f);  // +1: no overrun
@@ -239,7 +240,7 @@ TEST(ArmKernels, NeonAndDotProdAgreeBitForBit) {
       if (c.isa == Isa::kNeon && c.weight == dot.weight) base = &c;
     ASSERT_NE(base, nullptr) << dot.name;
     const int64_t n = 7 * info(dot.weight).block_size, n_rows = 5;
-    const std::vector<uint8_t> w = weight_rows(dot.weight, n_rows, n, true, rng);
+    const std::vector<uint8_t> w = weight_rows_all_types(dot.weight, n_rows, n, true, rng);
     const std::vector<uint8_t> a =
         activation_rows(dot.weight, 1, n, row_bytes(ref::vec_dot_type(dot.weight), n), rng);
     std::vector<float> y0(n_rows), y1(n_rows);
@@ -254,14 +255,14 @@ void check_gemm_equals_gemv(Isa isa) {
   std::mt19937 rng(13);
   for (const ArmKernel& c : kKernels) {
     if (c.isa != isa || !c.gemm) continue;
-    for (int64_t n : lengths(c.weight))
+    for (int64_t n : arm_lengths(c.weight))
       for (int64_t n_rows : kRows)
         for (int64_t n_act : kActs) {
           SCOPED_TRACE(std::string(c.name) + " n=" + std::to_string(n) +
                        " rows=" + std::to_string(n_rows) + " acts=" + std::to_string(n_act));
           const bool raw = (n_rows + n_act) % 2 == 0;
           const uint64_t rb = row_bytes(c.weight, n);
-          const std::vector<uint8_t> w = weight_rows(c.weight, n_rows, n, raw, rng);
+          const std::vector<uint8_t> w = weight_rows_all_types(c.weight, n_rows, n, raw, rng);
           // Strided activations and outputs: 64 bytes and 3 floats of padding per row.
           const uint64_t act_stride = row_bytes(ref::vec_dot_type(c.weight), n) + 64;
           const int64_t y_stride = n_rows + 3;
@@ -299,7 +300,7 @@ TEST(ArmKernels, QuantizeQ8_0IsBitIdenticalToReference) {
   REQUIRE_ISA(Isa::kNeon);
   std::mt19937 rng(17);
   for (int64_t n : {32, 64, 7 * 32, 4096}) {
-    std::vector<float> x = random_floats(n, rng, 2.0f);
+    std::vector<float> x = floats_with_outlier(n, rng, 2.0f);
     // Ties: amax = 127 gives id = 1, so x.5 values round half to even; and an all-zero block.
     if (n >= 64) {
       x[0] = 127.0f;

@@ -24,6 +24,7 @@ TEST(ArmLaneOrder, NotAnArmBuild) {
 
 #include "base/cpu_features.h"
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/vec_dot.h"
@@ -55,7 +56,7 @@ const char* level_name(Level level) {
   return level == Level::kNeon ? "neon" : level == Level::kDotProd ? "dotprod" : "i8mm";
 }
 
-struct Case {
+struct LaneCase {
   DType type;
   Level level;
   arm::GemvKernel* gemv;
@@ -71,7 +72,7 @@ OrderModel* expected_model(DType type, const CpuFeatures& f) {
   return i8mm && (type == DType::Q4_0 || type == DType::Q8_0) ? kBlockSum : kAvx2;
 }
 
-const Case kCases[] = {
+const LaneCase kCases[] = {
     {DType::F32, Level::kNeon, arm::gemv_f32_f32__neon, kAvx2},
     {DType::F16, Level::kNeon, arm::gemv_f16_f16__neon, kAvx2},
     {DType::BF16, Level::kNeon, arm::gemv_bf16_bf16__neon, kAvx2},
@@ -89,13 +90,6 @@ const Case kCases[] = {
     {DType::Q8_0, Level::kI8mm, arm::gemv_q8_0_q8_0__neon_i8mm, kBlockSum},
 };
 
-std::vector<float> gaussian(int64_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
-  return x;
-}
-
 // n-element weight rows and one activation row of the type's activation format.
 struct Operands {
   uint64_t rb;
@@ -105,17 +99,17 @@ Operands operands(DType type, int64_t rows, int64_t n, std::mt19937& rng) {
   Operands o{row_bytes(type, n), {}, {}};
   o.w.resize(o.rb * rows);
   for (int64_t r = 0; r < rows; ++r) {
-    const std::vector<float> x = gaussian(n, rng, 0.5f);
+    const std::vector<float> x = testing::gaussian(n, rng, 0.5f);
     quantize_row(type, x.data(), o.w.data() + r * o.rb, n);
   }
   const DType at = ref::vec_dot_type(type);
   o.act.resize(row_bytes(at, n));
-  const std::vector<float> x = gaussian(n, rng, 2.0f);
+  const std::vector<float> x = testing::gaussian(n, rng, 2.0f);
   ref::quantize_activation(at, x.data(), o.act.data(), n);
   return o;
 }
 
-std::vector<int64_t> lengths(DType type) {
+std::vector<int64_t> lane_order_lengths(DType type) {
   return info(type).block_size == 1 ? std::vector<int64_t>{7, 32, 100, 1000}
                                     : std::vector<int64_t>{256, 768, 2048};
 }
@@ -123,9 +117,9 @@ std::vector<int64_t> lengths(DType type) {
 TEST(ArmLaneOrder, KernelsFollowTheirOrderModel) {
   if (!has(Level::kNeon)) GTEST_SKIP() << "skipped (no neon)";
   std::mt19937 rng(5);
-  for (const Case& c : kCases) {
+  for (const LaneCase& c : kCases) {
     if (!has(c.level)) continue;  // arm_kernels_test.cpp reports the skip
-    for (int64_t n : lengths(c.type)) {
+    for (int64_t n : lane_order_lengths(c.type)) {
       const int64_t rows = 5;
       const Operands o = operands(c.type, rows, n, rng);
       std::vector<float> y(rows);
@@ -145,11 +139,11 @@ TEST(ArmLaneOrder, TableFollowsTheOrderOfItsLevel) {
   if (!table.features.neon) GTEST_SKIP() << "skipped (no neon)";
   SCOPED_TRACE(describe(table));
   std::mt19937 rng(31);
-  for (const Case& c : kCases) {
+  for (const LaneCase& c : kCases) {
     if (c.level != Level::kNeon) continue;  // one check per type
     const MatmulKernel& k = table.matmul[static_cast<uint32_t>(c.type)];
     OrderModel* model = expected_model(c.type, table.features);
-    for (int64_t n : lengths(c.type)) {
+    for (int64_t n : lane_order_lengths(c.type)) {
       const int64_t rows = 5, n_tok = 3;
       const Operands o = operands(c.type, rows, n, rng);
       std::vector<float> y(rows), yg(rows * n_tok);

@@ -21,6 +21,7 @@ TEST(ArmOps, NotAnArmBuild) {
 
 #include "base/cpu_features.h"
 #include "delta_rule_check.h"
+#include "kernel_checks.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/ops.h"
@@ -31,30 +32,20 @@ TEST(ArmOps, NotAnArmBuild) {
 namespace kz {
 namespace {
 
-// Same f32 operations as the reference (only a double-precision sum of squares reordered).
-constexpr float kSameOpsRel = 1e-6f;
-// Vector exp within a few ulp of std::exp, then one or two f32 operations.
-constexpr float kExpRel = 2e-6f;
-// Sums over a head in 8 lanes with FMA instead of one sequential f32 sum.
-constexpr float kReorderedRel = 1e-5f;
+using testing::kExpRel;
+using testing::kReorderedRel;
+using testing::kSameOpsRel;
 
 #define REQUIRE_NEON() \
   if (!cpu_features().neon) GTEST_SKIP() << "skipped (no neon)"
 
-std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
+// n normal values from `seed` (no outlier).
+std::vector<float> normal_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> dist(0.0f, scale);
   std::vector<float> x(static_cast<size_t>(n));
   for (auto& v : x) v = dist(rng);
   return x;
-}
-
-void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
-                     const std::string& what) {
-  float scale = 0;
-  for (float w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], rel * scale + 1e-30f) << what << " at " << i;
 }
 
 // x86::exp_f32x8 (kernels/x86/simd_avx2.h) for one lane.
@@ -81,26 +72,26 @@ TEST(ArmOps, ElementwiseAndNormsWithTails) {
   REQUIRE_NEON();
   for (int64_t n = 1; n <= 41; n += (n < 20 ? 1 : 7)) {
     const std::string at = " n=" + std::to_string(n);
-    const auto a = random_floats(3 * n, uint32_t(n), 4.0f);
-    const auto b = random_floats(3 * n, uint32_t(n) + 1, 4.0f);
+    const auto a = normal_floats(3 * n, uint32_t(n), 4.0f);
+    const auto b = normal_floats(3 * n, uint32_t(n) + 1, 4.0f);
     std::vector<float> got(3 * n), want(3 * n);
     arm::rms_norm__neon(a.data(), b.data(), n, 3, 1e-6f, got.data());
     ref::rms_norm(a.data(), b.data(), n, 3, 1e-6f, want.data());
-    expect_near_rel(got, want, kSameOpsRel, "rms_norm" + at);
+    testing::expect_near_rel(got, want, kSameOpsRel, "rms_norm" + at);
     arm::gated_rms_norm__neon(a.data(), b.data(), a.data(), n, 3, 1e-6f, got.data());
     ref::gated_rms_norm(a.data(), b.data(), a.data(), n, 3, 1e-6f, want.data());
-    expect_near_rel(got, want, kExpRel, "gated_rms_norm" + at);
+    testing::expect_near_rel(got, want, kExpRel, "gated_rms_norm" + at);
     arm::swiglu__neon(a.data(), b.data(), 3 * n, got.data());
     ref::swiglu(a.data(), b.data(), 3 * n, want.data());
-    expect_near_rel(got, want, kExpRel, "swiglu" + at);
+    testing::expect_near_rel(got, want, kExpRel, "swiglu" + at);
     got = a, want = a;
     arm::silu__neon(got.data(), 3 * n);
     ref::silu(want.data(), 3 * n);
-    expect_near_rel(got, want, kExpRel, "silu" + at);
+    testing::expect_near_rel(got, want, kExpRel, "silu" + at);
     got = a, want = a;
     arm::mul_sigmoid__neon(got.data(), b.data(), 3 * n);
     ref::mul_sigmoid(want.data(), b.data(), 3 * n);
-    expect_near_rel(got, want, kExpRel, "mul_sigmoid" + at);
+    testing::expect_near_rel(got, want, kExpRel, "mul_sigmoid" + at);
     got = a, want = a;
     arm::add__neon(got.data(), b.data(), 3 * n);
     ref::add(want.data(), b.data(), 3 * n);
@@ -112,7 +103,7 @@ TEST(ArmOps, ExpOpsFollowTheX86VectorExp) {
   REQUIRE_NEON();
   // Whole groups of 8 through the vector exp, the n % 8 tail through std::exp, as on x86.
   for (int64_t n : {5, 8, 16, 23, 1000}) {
-    const auto x = random_floats(n, uint32_t(n) + 7, 6.0f);
+    const auto x = normal_floats(n, uint32_t(n) + 7, 6.0f);
     std::vector<float> got = x, want(static_cast<size_t>(n));
     arm::silu__neon(got.data(), n);
     for (int64_t i = 0; i < n; ++i) {
@@ -135,7 +126,7 @@ TEST(ArmOps, RopeIsBitExact) {
   for (int n_rot : {2, 8, 14, 16, 24, 64, 128}) {
     const int head_dim = n_rot + 6, n_head = 3, n_tok = 2;
     const int32_t pos[] = {5, 4000};
-    auto got = random_floats(n_tok * n_head * head_dim, uint32_t(n_rot));
+    auto got = normal_floats(n_tok * n_head * head_dim, uint32_t(n_rot));
     auto want = got;
     arm::rope_neox__neon(got.data(), n_tok, n_head, head_dim, n_rot, pos, 10000.0f);
     ref::rope_neox(want.data(), n_tok, n_head, head_dim, n_rot, pos, 10000.0f);
@@ -162,9 +153,9 @@ TEST(ArmOps, AttentionOverPairRanges) {
       const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
       std::vector<uint8_t> kb(n_ctx * row * 4), vb(n_ctx * row * 4);
       const KvCacheView kv{type, type, kb.data(), vb.data(), n_ctx, sh.n_kv_head, sh.head_dim};
-      const auto k = random_floats(n_ctx * row, seed++), v = random_floats(n_ctx * row, seed++);
+      const auto k = normal_floats(n_ctx * row, seed++), v = normal_floats(n_ctx * row, seed++);
       ref::kv_store(kv, 0, n_ctx, k.data(), v.data());
-      const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
+      const auto q = normal_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
       std::vector<float> got(q.size(), -7.0f), want(q.size());
       const float scale = 1.0f / std::sqrt(float(sh.head_dim));
       // Two ranges of (token, head) pairs, as two threads would split them.
@@ -174,7 +165,7 @@ TEST(ArmOps, AttentionOverPairRanges) {
       arm::attention__neon(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(), pairs / 2,
                            pairs);
       ref::attention(q.data(), kv, sh.pos0, sh.n_tok, sh.n_head, scale, want.data());
-      expect_near_rel(got, want, kReorderedRel, "attention" + at);
+      testing::expect_near_rel(got, want, kReorderedRel, "attention" + at);
     }
 }
 

@@ -26,6 +26,7 @@ TEST(ArmPackedI8mm, NotAnArmBuild) {
 
 #include "base/cpu_features.h"
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/vec_dot.h"
@@ -50,34 +51,6 @@ const KernelTable& i8mm_table() {
 }
 const MatmulKernel& entry(DType t) {
   return i8mm_table().matmul[static_cast<uint32_t>(t)];
-}
-
-std::vector<float> gaussian(int64_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
-  return x;
-}
-
-// n_rows rows quantized from Gaussian floats, or (raw) random bytes with finite scales, which
-// reach every quant (Q8_0's -128, Q4_0's nibbles 0 and 15).
-std::vector<uint8_t> weight_rows(DType t, int64_t n_rows, int64_t n, bool raw, std::mt19937& rng) {
-  const uint64_t rb = row_bytes(t, n);
-  std::vector<uint8_t> w(rb * n_rows);
-  if (!raw) {
-    for (int64_t r = 0; r < n_rows; ++r)
-      quantize_row(t, gaussian(n, rng, 0.05f).data(), w.data() + r * rb, n);
-    return w;
-  }
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(-0.02f, 0.02f);
-  for (auto& b : w) b = static_cast<uint8_t>(byte(rng));
-  const int bb = info(t).block_bytes;  // the fp16 scale is each block's first field
-  for (uint64_t blk = 0; blk < w.size() / bb; ++blk) {
-    const uint16_t h = fp32_to_fp16(scale(rng));
-    std::memcpy(&w[blk * bb], &h, sizeof(h));
-  }
-  return w;
 }
 
 TEST(ArmPackedI8mm, TableTakesPackedKernelsOnlyWithI8mm) {
@@ -110,14 +83,14 @@ TEST(ArmPackedI8mm, Q4_0AndQ8_0FollowBlockSumModelBitForBit) {
         SCOPED_TRACE(std::string(dtype_name(t)) + " rows " + std::to_string(rows) + " n " +
                      std::to_string(n));
         const uint64_t rb = row_bytes(t, n), ab = row_bytes(DType::Q8_0, n);
-        const std::vector<uint8_t> w = weight_rows(t, rows, n, rows % 8 == 4, rng);
+        const std::vector<uint8_t> w = testing::weight_rows(t, rows, n, rows % 8 == 4, rng);
         std::vector<uint8_t> packed(w.size());
         p.pack(w.data(), rb, rows, n, packed.data());
         // Each token row-major (the model's and the row-major kernels' activations) and in pairs
         // (the packed kernels'), the last one with itself; a lone token's pair for gemv.
         const int64_t max_tok = 27;
         std::vector<std::vector<float> > x;
-        for (int64_t i = 0; i < max_tok; ++i) x.push_back(gaussian(n, rng, 1.5f));
+        for (int64_t i = 0; i < max_tok; ++i) x.push_back(testing::gaussian(n, rng, 1.5f));
         const uint64_t pb = n / kQK * p.act_block_bytes;
         std::vector<uint8_t> acts(ab * max_tok), pairs(pb * (max_tok + 1)), lone(2 * pb);
         for (int64_t i = 0; i < max_tok; ++i) k.quantize(x[i].data(), acts.data() + i * ab, n);
@@ -277,7 +250,7 @@ TEST(ArmPackedI8mm, K_QuantsFollowPackedKOrderBitForBit) {
               std::memcpy(&w[blk * bb + at], &h, 2);
             }
         } else {
-          w = weight_rows(t, rows, n, false, rng);
+          w = testing::weight_rows(t, rows, n, false, rng);
         }
         std::vector<uint8_t> packed(w.size());
         p.pack(w.data(), rb, rows, n, packed.data());
@@ -287,7 +260,7 @@ TEST(ArmPackedI8mm, K_QuantsFollowPackedKOrderBitForBit) {
         std::vector<uint8_t> acts(ab * (max_tok + 1)), lone(2 * ab);
         std::vector<float> want(rows * max_tok);
         for (int64_t i = 0; i < max_tok; ++i) {
-          x.push_back(gaussian(n, rng, 1.5f));
+          x.push_back(testing::gaussian(n, rng, 1.5f));
           std::vector<BlockQ8K> q8k(n / kQK_K);
           ref::quantize_activation(DType::Q8_K, x[i].data(), q8k.data(), n);
           for (int64_t r = 0; r < rows; ++r)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/cpu_features.h"
+#include "kernel_checks.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/ops.h"
 #include "quant/quant.h"
@@ -21,30 +22,11 @@
 namespace kz {
 namespace {
 
-// Sums over a head in 8 lanes with FMA instead of one sequential f32 sum (the bound of the
-// existing attention tests, tests/kernels/x86_ops_test.cpp).
-constexpr float kReorderedRel = 1e-5f;
-constexpr DType kTypes[] = {DType::F32, DType::F16, DType::Q8_0};
+using testing::kReorderedRel;
 
-std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(n);
-  for (auto& v : x) v = dist(rng);
-  if (n > 5) x[n / 5] = 5 * scale;  // an outlier
-  return x;
-}
+constexpr DType kCacheTypes[] = {DType::F32, DType::F16, DType::Q8_0};
 
 using testing::rel_rms;
-
-void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
-                     const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  float scale = 0;
-  for (float w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], rel * scale) << what << " at " << i;
-}
 
 // A cache of n_ctx positions of n_kv heads x d, filled through ref::kv_store.
 struct Cache {
@@ -67,7 +49,8 @@ TEST(KvCacheTypes, StoreQuantizesRowsWithTheReferenceQuantizer) {
   const int n_kv = 3, d = 64;
   const int64_t n_ctx = 9, row = int64_t(n_kv) * d;
   const uint64_t head_row = row_bytes(DType::Q8_0, d);
-  const auto keys = random_floats(n_ctx * row, 1), vals = random_floats(n_ctx * row, 2, 3.0f);
+  const auto keys = testing::random_floats(n_ctx * row, 1),
+             vals = testing::random_floats(n_ctx * row, 2, 3.0f);
   Cache c(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
   EXPECT_EQ(c.k.size(), n_ctx * n_kv * (d / 32) * 34u);
   // Head-major: head h's row at position j holds that head's d values of token j, quantized.
@@ -102,7 +85,8 @@ TEST(KvCacheTypes, ReferenceAttentionReadsTheDequantizedCache) {
   // A Q8_0 cache and an F32 cache holding its dequantized rows give the same reference result.
   const int n_kv = 2, d = 32, n_head = 4;
   const int64_t n_ctx = 21, row = int64_t(n_kv) * d, n_tok = 5, pos0 = n_ctx - n_tok;
-  const auto keys = random_floats(n_ctx * row, 3), vals = random_floats(n_ctx * row, 4);
+  const auto keys = testing::random_floats(n_ctx * row, 3),
+             vals = testing::random_floats(n_ctx * row, 4);
   Cache q8(DType::Q8_0, DType::Q8_0, n_ctx, n_kv, d, keys.data(), vals.data());
   // The cache is head-major; kv_store takes tokens' rows of all heads.
   auto token_major = [&](const std::vector<uint8_t>& cache) {
@@ -115,7 +99,7 @@ TEST(KvCacheTypes, ReferenceAttentionReadsTheDequantizedCache) {
   };
   const auto kf = token_major(q8.k), vf = token_major(q8.v);
   Cache f32(DType::F32, DType::F32, n_ctx, n_kv, d, kf.data(), vf.data());
-  const auto q = random_floats(n_tok * n_head * d, 5, 2.0f);
+  const auto q = testing::random_floats(n_tok * n_head * d, 5, 2.0f);
   std::vector<float> got(q.size()), want(q.size());
   ref::attention(q.data(), q8.view, pos0, n_tok, n_head, 0.2f, got.data());
   ref::attention(q.data(), f32.view, pos0, n_tok, n_head, 0.2f, want.data());
@@ -142,18 +126,18 @@ TEST(KvCacheTypes, FastAttentionMatchesReferenceOnEveryTypePair) {
   if (!table.ops.attention) GTEST_SKIP() << "no vector attention kernel on this CPU";
   uint32_t seed = 10;
   for (const Shape& sh : kShapes)
-    for (DType kt : kTypes)
-      for (DType vt : kTypes) {
+    for (DType kt : kCacheTypes)
+      for (DType vt : kCacheTypes) {
         const std::string at = "head_dim " + std::to_string(sh.head_dim) + " heads " +
                                std::to_string(sh.n_head) + "/" + std::to_string(sh.n_kv_head) +
                                " pos0 " + std::to_string(sh.pos0) + " n_tok " +
                                std::to_string(sh.n_tok) + " k " + std::string(dtype_name(kt)) +
                                " v " + std::string(dtype_name(vt));
         const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
-        const auto keys = random_floats(n_ctx * row, seed++);
-        const auto vals = random_floats(n_ctx * row, seed++);
+        const auto keys = testing::random_floats(n_ctx * row, seed++);
+        const auto vals = testing::random_floats(n_ctx * row, seed++);
         Cache c(kt, vt, n_ctx, sh.n_kv_head, sh.head_dim, keys.data(), vals.data());
-        const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
+        const auto q = testing::random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
         std::vector<float> got(q.size(), -7.0f), want(q.size());
         const float scale = 1.0f / std::sqrt(float(sh.head_dim));
         // Three ranges of (token, head) pairs, as three threads would split them.
@@ -162,7 +146,7 @@ TEST(KvCacheTypes, FastAttentionMatchesReferenceOnEveryTypePair) {
           table.ops.attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, got.data(),
                               begin, end);
         ref::attention(q.data(), c.view, sh.pos0, sh.n_tok, sh.n_head, scale, want.data());
-        expect_near_rel(got, want, kReorderedRel, at);
+        testing::expect_near_rel(got, want, kReorderedRel, at);
       }
 }
 
@@ -173,12 +157,12 @@ TEST(KvCacheTypes, GroupedHeadsGiveTheBitsOfSingleHeads) {
   if (!table.ops.attention) GTEST_SKIP() << "no vector attention kernel on this CPU";
   uint32_t seed = 50;
   for (const Shape& sh : kShapes)
-    for (DType type : kTypes) {
+    for (DType type : kCacheTypes) {
       const int64_t n_ctx = sh.pos0 + sh.n_tok, row = int64_t(sh.n_kv_head) * sh.head_dim;
-      const auto keys = random_floats(n_ctx * row, seed++);
-      const auto vals = random_floats(n_ctx * row, seed++);
+      const auto keys = testing::random_floats(n_ctx * row, seed++);
+      const auto vals = testing::random_floats(n_ctx * row, seed++);
       Cache c(type, type, n_ctx, sh.n_kv_head, sh.head_dim, keys.data(), vals.data());
-      const auto q = random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
+      const auto q = testing::random_floats(sh.n_tok * sh.n_head * sh.head_dim, seed++, 2.0f);
       std::vector<float> grouped(q.size()), single(q.size());
       const float scale = 1.0f / std::sqrt(float(sh.head_dim));
       const int64_t pairs = sh.n_tok * sh.n_head;

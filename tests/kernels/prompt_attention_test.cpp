@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/cpu_features.h"
+#include "kernel_checks.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/ops.h"
 #include "quant/quant.h"
@@ -21,18 +22,7 @@
 namespace kz {
 namespace {
 
-// Sums over a head in f32 with fused multiply-adds, a vector exp (the bound of the other
-// attention tests, tests/kernels/kv_cache_types_test.cpp).
-constexpr float kReorderedRel = 1e-5f;
-
-std::vector<float> normal_floats(int64_t n, uint32_t seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(n);
-  for (auto& v : x) v = dist(rng);
-  if (n > 5) x[n / 5] = 5 * scale;  // an outlier
-  return x;
-}
+using testing::kReorderedRel;
 
 struct Case {
   int head_dim, n_head, n_kv;
@@ -58,21 +48,12 @@ struct Prompt {
     k.resize(n_ctx * row_bytes(c.k_type, row));
     v.resize(n_ctx * row_bytes(c.v_type, row));
     kv = KvCacheView{c.k_type, c.v_type, k.data(), v.data(), n_ctx, c.n_kv, c.head_dim};
-    ref::kv_store(kv, 0, n_ctx, normal_floats(n_ctx * row, seed, 1.0f).data(),
-                  normal_floats(n_ctx * row, seed + 1, 1.0f).data());
-    q = normal_floats(c.n_tok * c.n_head * c.head_dim, seed + 2, c.q_scale);
+    ref::kv_store(kv, 0, n_ctx, testing::random_floats(n_ctx * row, seed, 1.0f).data(),
+                  testing::random_floats(n_ctx * row, seed + 1, 1.0f).data());
+    q = testing::random_floats(c.n_tok * c.n_head * c.head_dim, seed + 2, c.q_scale);
     scale = 1.0f / std::sqrt(float(c.head_dim));
   }
 };
-
-void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want,
-                     const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  float scale = 0;
-  for (float w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], kReorderedRel * scale) << what << " at " << i;
-}
 
 std::vector<Case> cases() {
   const struct {
@@ -116,7 +97,7 @@ TEST(PromptAttention, MatchesTheReference) {
       table.ops.attention(s.q.data(), s.kv, c.pos0, c.n_tok, c.n_head, s.scale, got.data(), begin,
                           end);
     ref::attention(s.q.data(), s.kv, c.pos0, c.n_tok, c.n_head, s.scale, want.data());
-    expect_near_rel(got, want, c.name());
+    testing::expect_near_rel(got, want, kReorderedRel, c.name());
   }
 }
 

@@ -20,13 +20,13 @@ using testing::X86Level;
 
 // The fast kernels add the same f32-rounded block terms as the reference in another order
 // (8 lanes, FMA); 2e-5 of sum |w*a| is ~100x the f32 rounding of a few hundred terms.
-constexpr double kDotRelTol = 2e-5;
+constexpr double kFastDotRelTol = 2e-5;
 
-const DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
-                        DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+const DType kWeightTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
+                              DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
-// Row lengths per block size: below/at/above/multiples of the kernels' 32-element steps.
-std::vector<int64_t> lengths(DType t) {
+// Row matmul_lengths per block size: below/at/above/multiples of the kernels' 32-element steps.
+std::vector<int64_t> matmul_lengths(DType t) {
   const int bs = info(t).block_size;
   if (bs == 256) return {256, 512, 768, 2304};
   if (bs == 32) return {32, 64, 96, 224, 1024, 1056};
@@ -71,9 +71,9 @@ class X86Matmul : public ::testing::TestWithParam<X86Level> {};
 
 TEST_P(X86Matmul, ActivationConverterMatchesReferenceBytes) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
-  for (DType t : kTypes) {
+  for (DType t : kWeightTypes) {
     const MatmulKernel& k = table.matmul[static_cast<uint32_t>(t)];
-    for (int64_t n : lengths(t)) {
+    for (int64_t n : matmul_lengths(t)) {
       const auto x = testing::random_floats(n, uint32_t(n) + 5, 3.0f);
       std::vector<uint8_t> fast(row_bytes(k.act_type, n)), ref(fast.size());
       k.quantize(x.data(), fast.data(), n);
@@ -86,10 +86,10 @@ TEST_P(X86Matmul, ActivationConverterMatchesReferenceBytes) {
 
 TEST_P(X86Matmul, GemvMatchesReferenceDot) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
-  for (DType t : kTypes) {
+  for (DType t : kWeightTypes) {
     const MatmulKernel& k = table.matmul[static_cast<uint32_t>(t)];
     ASSERT_NE(std::string(k.name), "ref") << dtype_name(t) << " has no x86 kernel";
-    for (int64_t n : lengths(t)) {
+    for (int64_t n : matmul_lengths(t)) {
       for (int64_t rows : kRowCounts) {
         Problem p = make_problem(table, t, n, rows, 1, uint32_t(n * 7 + rows));
         const uint64_t rb = row_bytes(t, n);
@@ -98,7 +98,7 @@ TEST_P(X86Matmul, GemvMatchesReferenceDot) {
         for (int64_t r = 0; r < rows; ++r) {
           const double want = ref::vec_dot(t, p.w.data() + r * rb, p.act.data(), n);
           const double scale = abs_dot(t, k.act_type, p.w.data() + r * rb, p.act.data(), n);
-          ASSERT_NEAR(y[r], want, kDotRelTol * scale + 1e-30)
+          ASSERT_NEAR(y[r], want, kFastDotRelTol * scale + 1e-30)
               << k.name << " n=" << n << " rows=" << rows << " row " << r;
         }
       }
@@ -109,10 +109,10 @@ TEST_P(X86Matmul, GemvMatchesReferenceDot) {
 // gemm is gemv for several tokens at once: the same bits, whatever the tile.
 TEST_P(X86Matmul, GemmEqualsGemvBitForBit) {
   KZ_TABLE_OR_SKIP(GetParam(), table);
-  for (DType t : kTypes) {
+  for (DType t : kWeightTypes) {
     const MatmulKernel& k = table.matmul[static_cast<uint32_t>(t)];
     if (!k.gemm) continue;
-    for (int64_t n : lengths(t)) {
+    for (int64_t n : matmul_lengths(t)) {
       for (int64_t rows : {1, 2, 3, 5, 16, 17}) {
         for (int64_t n_tok = 1; n_tok <= 7; ++n_tok) {
           Problem p = make_problem(table, t, n, rows, n_tok, uint32_t(n + rows * 13 + n_tok));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "delta_rule_check.h"
+#include "kernel_checks.h"
 #include "kernels/ref/ops.h"
 #include "l2_norm_check.h"
 #include "to_f16_check.h"
@@ -16,14 +17,11 @@
 namespace kz {
 namespace {
 
-using testing::X86Level;
+using testing::kExpRel;
+using testing::kReorderedRel;
+using testing::kSameOpsRel;
 
-// Same f32 operations as the reference (only a double-precision sum of squares reordered).
-constexpr float kSameOpsRel = 1e-6f;
-// Vector exp within a few ulp of std::exp, then one or two f32 operations.
-constexpr float kExpRel = 2e-6f;
-// Sums over a head in 8 lanes with FMA instead of one sequential f32 sum.
-constexpr float kReorderedRel = 1e-5f;
+using testing::X86Level;
 
 void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
                      const char* what, int64_t n) {

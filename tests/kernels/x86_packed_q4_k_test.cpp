@@ -13,12 +13,15 @@
 #include <vector>
 
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/ref/vec_dot.h"
 #include "quant/blocks.h"
 #include "x86_test_util.h"
 
 namespace kz {
 namespace {
+
+using testing::ExactDot;
 
 using testing::Variant;
 
@@ -37,12 +40,9 @@ KBlock k_block(DType t, const uint8_t* row, int64_t b) {
 }
 
 // Row r's dot product with a Q8_K row, exactly, and the sum of its terms' magnitudes.
-struct Exact {
-  double value = 0, magnitude = 0;
-};
-Exact exact_dot(DType t, const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
+ExactDot exact_dot(DType t, const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
   const auto* a = reinterpret_cast<const BlockQ8K*>(q8k.data());
-  Exact e;
+  ExactDot e;
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const KBlock w = k_block(t, w_row, b);
     uint8_t sc[8], m[8];
@@ -84,7 +84,7 @@ struct PackedK : testing::PackedMatrix {
     return a;
   }
   void expect_exact(float got, int64_t r, const std::vector<uint8_t>& q8k) const {
-    const Exact e = exact_dot(type, w.data() + r * rb(), q8k, n);
+    const ExactDot e = exact_dot(type, w.data() + r * rb(), q8k, n);
     // f32 products and one f32 accumulator over n / 256 super-blocks, two terms each.
     const double bound = 1e-6 * double(n / kQK_K + 2) * e.magnitude;
     EXPECT_NEAR(got, e.value, bound) << "row " << r << " n " << n;

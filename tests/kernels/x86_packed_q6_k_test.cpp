@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/ref/vec_dot.h"
 #include "quant/blocks.h"
 #include "x86_test_util.h"
@@ -17,16 +18,15 @@
 namespace kz {
 namespace {
 
+using testing::ExactDot;
+
 using testing::Variant;
 
 // Row r's dot product with a Q8_K row, exactly, and the sum of its terms' magnitudes.
-struct Exact {
-  double value = 0, magnitude = 0;
-};
-Exact exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
+ExactDot exact_dot(const uint8_t* w_row, const std::vector<uint8_t>& q8k, int64_t n) {
   const auto* w = reinterpret_cast<const BlockQ6K*>(w_row);
   const auto* a = reinterpret_cast<const BlockQ8K*>(q8k.data());
-  Exact e;
+  ExactDot e;
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     int64_t isum = 0;
     for (int i = 0; i < kQK_K; ++i) {  // spec/quants.md §4.5
@@ -53,7 +53,7 @@ struct PackedQ6K : testing::PackedMatrix {
     return a;
   }
   void expect_exact(float got, int64_t r, const std::vector<uint8_t>& q8k) const {
-    const Exact e = exact_dot(w.data() + r * rb(), q8k, n);
+    const ExactDot e = exact_dot(w.data() + r * rb(), q8k, n);
     // f32 products and one f32 accumulator over n / 256 super-blocks, each term converted to f32.
     const double bound = 1e-6 * double(n / kQK_K + 2) * e.magnitude;
     EXPECT_NEAR(got, e.value, bound) << "row " << r << " n " << n;

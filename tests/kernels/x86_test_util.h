@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/cpu_features.h"
+#include "kernel_checks.h"
 #include "kernels/kernel_table.h"
 #include "quant/blocks.h"
 #include "quant/quant.h"
@@ -54,15 +55,6 @@ inline std::optional<KernelTable> table_for(Variant v) {
 // Rows per packed K-quant group: 16 on AVX-512 VNNI (512-bit vectors), else 8.
 inline int64_t k_quant_group_rows(Variant v) {
   return v == Variant::kAvx512Vnni ? 16 : 8;
-}
-
-inline std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
-  if (n > 5) x[static_cast<size_t>(n / 5)] = 5 * scale;  // an outlier per row
-  return x;
 }
 
 // rows x n random values quantized to t, row after row.

@@ -4,7 +4,6 @@
 // error naming the cache.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -27,9 +26,7 @@ double rms(const std::vector<float>& x) {
   return std::sqrt(s / double(x.size()));
 }
 
-int argmax(const std::vector<float>& x) {
-  return int(std::max_element(x.begin(), x.end()) - x.begin());
-}
+using testing::argmax;
 
 // Q8_0 stores each K and V value within half a step of its 32-value block's absmax / 127 (a
 // relative RMS error of ~0.5% on Gaussian-like rows, against ~0.03% for F16). Two tiers:

@@ -10,6 +10,7 @@
 #include "backend/factory.h"
 #include "base/error.h"
 #include "model/model.h"
+#include "testing/metrics.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
@@ -39,9 +40,7 @@ void expect_rows(const std::vector<float>& got, const Rows& want, bool logits,
   }
 }
 
-int32_t argmax(const std::vector<float>& v) {
-  return int32_t(std::max_element(v.begin(), v.end()) - v.begin());
-}
+using testing::argmax;
 
 class MtpTest : public ::testing::TestWithParam<std::string> {};
 

@@ -7,8 +7,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -19,6 +17,7 @@
 #include "model/model.h"
 #include "quant/quant.h"
 #include "test_support/synthetic.h"
+#include "testing/files.h"
 #include "testing/reference_logits.h"
 
 namespace kz {
@@ -40,10 +39,7 @@ class QuantizeModel : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::read_bytes;
 
 QuantizeOptions options_for(const char* mix) {
   QuantizeOptions o;

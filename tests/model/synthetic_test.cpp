@@ -8,8 +8,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "gguf/gguf.h"
 #include "model/model.h"
 #include "test_support/synthetic_vocab.h"
+#include "testing/files.h"
 
 namespace kz {
 namespace {
@@ -42,10 +41,7 @@ class TempDir {
   fs::path dir_;
 };
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::read_bytes;
 
 SyntheticOptions options(DType type, uint64_t seed) {
   SyntheticOptions o;

@@ -23,7 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kModel = serve_test_model();
 const std::string kChat = "/v1/chat/completions";
 
 // The error object of a raw response: {status, code}.
@@ -66,7 +65,7 @@ RawConnection::Response send_chunked_message(int port, size_t bytes) {
 
 // 1. A chunked body is bounded by --max-body like a Content-Length one: 413 once past it.
 TEST(ServeHostile, ChunkedBodyIsBoundedByMaxBody) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1", "--max-body", "65536"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1", "--max-body", "65536"});
   {  // Within the limit, chunked is read and answered.
     RawConnection c(server.port());
     const std::string body = chat_body("hi", 2).dump();
@@ -89,7 +88,7 @@ TEST(ServeHostile, ChunkedBodyIsBoundedByMaxBody) {
 
 // 2. JSON nested deeper than the limit is refused before it is parsed, and costs no memory.
 TEST(ServeHostile, DeeplyNestedJsonIsRefused) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1"});
   auto cli = client(server);
   // 2 M levels in under 4 MB (--max-body's default).
   const std::string deep =
@@ -117,8 +116,8 @@ TEST(ServeHostile, DeeplyNestedJsonIsRefused) {
 
 // 3. Queued clients that disconnect leave the queue at once; /health counts only live ones.
 TEST(ServeHostile, QueuedClientsThatLeaveFreeTheirPlaces) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "4",
-                                "--queue-timeout", "3600"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "4",
+                                     "--queue-timeout", "3600"});
   auto cli = client(server);
   StreamingClient holder(server.port(), long_completion());
   holder.wait_first_event();
@@ -157,8 +156,8 @@ TEST(ServeHostile, QueuedClientsThatLeaveFreeTheirPlaces) {
 // are all still open after it: nothing waited for them to time out), and a connection past
 // --max-connections is refused at once with a 503.
 TEST(ServeHostile, IdleConnectionsDoNotStarveTheServer) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1", "--queue", "2", "--max-connections", "14",
-                                "--timeout", "3600"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1", "--queue", "2", "--max-connections",
+                                     "14", "--timeout", "3600"});
   std::vector<std::unique_ptr<RawConnection>> idle;
   for (int i = 0; i < 12; ++i) {
     idle.push_back(std::make_unique<RawConnection>(server.port()));
@@ -190,7 +189,7 @@ TEST(ServeHostile, IdleConnectionsDoNotStarveTheServer) {
 // 4b. A head that does not arrive within --timeout gets 408; a connection that sends nothing is
 // closed without an answer.
 TEST(ServeHostile, SlowHeadsTimeOut) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1", "--timeout", "1"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1", "--timeout", "1"});
   RawConnection half_line(server.port()), half_head(server.port()), silent(server.port());
   ASSERT_TRUE(half_line.send("GET /hea"));
   ASSERT_TRUE(half_head.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
@@ -208,7 +207,7 @@ TEST(ServeHostile, SlowHeadsTimeOut) {
 // 5. An answer cut by shutdown says so: a 503 server_shutting_down, not a 200 with "stop"; a
 // stream ends with that error event and no [DONE]. A max_tokens cut says "length".
 TEST(ServeHostile, ShutdownCutsAnAnswerWithAnError) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1"});
   auto cli = client(server);
   const Reply limited = post(cli, kChat, chat_body("Once upon a time", 3).dump());
   EXPECT_EQ(limited.body["choices"][0]["finish_reason"], "length") << limited.body;
@@ -228,7 +227,7 @@ TEST(ServeHostile, ShutdownCutsAnAnswerWithAnError) {
 }
 
 TEST(ServeHostile, ShutdownEndsAStreamWithAnError) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1"});
   std::mutex mutex;
   std::string received;
   std::thread request([&] {
@@ -263,7 +262,7 @@ TEST(ServeHostile, ShutdownEndsAStreamWithAnError) {
 // 6. Missing bodies and malformed requests get a specific 4xx at once; the connection stays
 // usable where the stream is still in step.
 TEST(ServeHostile, MissingBodyAndMalformedRequests) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1", "--max-body", "65536"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1", "--max-body", "65536"});
   const std::string health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   {
     RawConnection c(server.port());
@@ -304,7 +303,7 @@ TEST(ServeHostile, MissingBodyAndMalformedRequests) {
 
 // 7. Requests sent in one write are all answered, in order.
 TEST(ServeHostile, PipelinedRequestsAreAnsweredInOrder) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1"});
+  ServerProcess server(kServeModel, {"-c", "256", "-t", "1"});
   RawConnection c(server.port());
   const json completion = {{"prompt", "Once upon a time"}, {"max_tokens", 2}, {"temperature", 0}};
   ASSERT_TRUE(c.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" +

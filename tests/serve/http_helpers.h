@@ -18,6 +18,7 @@ namespace kz::testing {
 
 // The fixture model most HTTP tests serve, and its id in the API.
 std::string serve_test_model();
+inline const std::string kServeModel = serve_test_model();
 extern const char* const kServeTestModelId;
 
 nlohmann::json chat_body(const std::string& text, int max_tokens);

@@ -24,11 +24,11 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kModel = serve_test_model();
 const std::string kModelId = kServeTestModelId;
 
 TEST(ServeHttp, HealthModelsAndBadRequests) {
-  ServerProcess server(kModel, {"-c", "256", "-t", "1", "--parallel", "2", "--max-tokens", "64"});
+  ServerProcess server(kServeModel,
+                       {"-c", "256", "-t", "1", "--parallel", "2", "--max-tokens", "64"});
   auto cli = client(server);
 
   const Reply health = get(cli, "/health");
@@ -71,7 +71,7 @@ TEST(ServeHttp, HealthModelsAndBadRequests) {
 }
 
 TEST(ServeHttp, ApiKey) {
-  ServerProcess server(kModel, {"-c", "128", "-t", "1", "--api-key", "s3cret"});
+  ServerProcess server(kServeModel, {"-c", "128", "-t", "1", "--api-key", "s3cret"});
   auto cli = client(server);
   const std::string body = chat_body("hi", 2).dump();
   expect_error(post(cli, "/v1/chat/completions", body), 401, "", "invalid_api_key");
@@ -85,7 +85,7 @@ TEST(ServeHttp, ApiKey) {
 }
 
 TEST(ServeHttp, OversizeBody) {
-  ServerProcess server(kModel, {"-c", "128", "-t", "1", "--max-body", "65536"});
+  ServerProcess server(kServeModel, {"-c", "128", "-t", "1", "--max-body", "65536"});
   auto cli = client(server);
   expect_error(post(cli, "/v1/chat/completions", chat_body(std::string(70000, 'a'), 2).dump()), 413,
                "", "request_too_large");
@@ -93,7 +93,7 @@ TEST(ServeHttp, OversizeBody) {
 }
 
 TEST(ServeHttp, DisconnectMidStreamFreesTheSession) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "0"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "0"});
   auto cli = client(server);
   {
     StreamingClient leaving(server.port(), long_completion());
@@ -117,7 +117,7 @@ TEST(ServeHttp, DisconnectMidStreamFreesTheSession) {
 // A non-streaming request whose client closes its socket right after sending it: the server
 // notices at the next token and cancels; without that, the generation would run to 8000 tokens.
 TEST(ServeHttp, DisconnectBeforeANonStreamingAnswerCancelsIt) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "0"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "0"});
   json body = long_completion();
   body["stream"] = false;
   const std::string text = body.dump();
@@ -144,8 +144,8 @@ TEST(ServeHttp, DisconnectBeforeANonStreamingAnswerCancelsIt) {
 }
 
 TEST(ServeHttp, QueuedRequestWaitsForTheSession) {
-  ServerProcess server(kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "1",
-                                "--queue-timeout", "3600"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "1",
+                                     "--queue-timeout", "3600"});
   auto cli = client(server);
   Reply queued;
   {
@@ -167,8 +167,8 @@ TEST(ServeHttp, QueuedRequestWaitsForTheSession) {
 }
 
 TEST(ServeHttp, QueueTimeout) {
-  ServerProcess server(
-      kModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "1", "--queue-timeout", "0"});
+  ServerProcess server(kServeModel, {"-c", "8192", "-t", "1", "--parallel", "1", "--queue", "1",
+                                     "--queue-timeout", "0"});
   auto cli = client(server);
   StreamingClient leaving(server.port(), long_completion());
   leaving.wait_first_event();
@@ -186,7 +186,7 @@ double percentile(std::vector<double> v, double p) {
 TEST(ServeHttp, LoadTest) {
   constexpr int kClients = 8, kRequests = 25, kMaxTokens = 16;
   ServerProcess server(
-      kModel, {"-c", "1024", "--parallel", "2", "--queue", "8", "--queue-timeout", "3600"});
+      kServeModel, {"-c", "1024", "--parallel", "2", "--queue", "8", "--queue-timeout", "3600"});
   std::atomic<int> failures{0}, cached_requests{0};
   std::mutex latency_mutex;
   std::vector<double> latencies;

@@ -12,7 +12,13 @@
 #include <iterator>
 #include <string>
 
+#include "testing/reference_logits.h"
+
 namespace kz::testing {
+
+// The fixture models most CLI tests run: the smallest Qwen3 and Qwen3.5.
+inline const std::string kTiny = model_path("qwen3-tiny-q8_0");
+inline const std::string kTiny35 = model_path("qwen35-tiny-q4_0");
 
 struct CliResult {
   int code = -1;

@@ -1,6 +1,7 @@
 // Error measures shared by the tests.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -18,6 +19,11 @@ inline double rel_rms(const float* got, const std::vector<float>& want) {
 }
 inline double rel_rms(const std::vector<float>& got, const std::vector<float>& want) {
   return rel_rms(got.data(), want);
+}
+
+// The index of the largest value (the first of equals): a greedy pick.
+inline int argmax(const std::vector<float>& x) {
+  return int(std::max_element(x.begin(), x.end()) - x.begin());
 }
 
 }  // namespace kz::testing

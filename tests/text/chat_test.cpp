@@ -9,13 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
 #include "base/error.h"
+#include "testing/files.h"
 #include "text/tokenizer.h"
 #include "tokenizer_fixtures.h"
 
@@ -131,17 +131,12 @@ std::string cases_json(const std::vector<Case>& cases) {
   return out + "\n]\n";
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_text;
 
 void expect_matches_template(const char* template_file, ChatFormat format) {
   const fs::path template_path = fs::path(KAZEIA_FIXTURES_DIR) / "templates" / template_file;
   ASSERT_TRUE(fs::exists(template_path)) << template_path;
-  EXPECT_EQ(detect_chat_format(read_file(template_path)), format);
+  EXPECT_EQ(detect_chat_format(read_text(template_path)), format);
 
   const std::vector<Conversation> convs = conversations();
   std::vector<Case> cases;
@@ -163,7 +158,7 @@ void expect_matches_template(const char* template_file, ChatFormat format) {
   // Not a skip: CI installs python3-jinja2, and without it this check would silently vanish.
   ASSERT_EQ(status, 0) << "renderer failed (needs /usr/bin/python3 with python3-jinja2):\n"
                        << command << "\n"
-                       << read_file(dir / "log");
+                       << read_text(dir / "log");
 
   int matched = 0, rejected = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -178,13 +173,13 @@ void expect_matches_template(const char* template_file, ChatFormat format) {
     }
     if (fs::exists(err)) {
       EXPECT_FALSE(our_error.empty())
-          << c.name << ": the template fails (" << read_file(err) << ") but render_chat returned\n"
+          << c.name << ": the template fails (" << read_text(err) << ") but render_chat returned\n"
           << ours;
       ++rejected;
     } else {
       ASSERT_TRUE(fs::exists(txt)) << c.name;
       EXPECT_EQ(our_error, "") << c.name;
-      EXPECT_EQ(ours, read_file(txt)) << c.name;
+      EXPECT_EQ(ours, read_text(txt)) << c.name;
       ++matched;
     }
   }

@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
 #include "base/error.h"
+#include "testing/files.h"
 #include "text/chat.h"
 #include "text/json.h"
 #include "text/tokenizer.h"
@@ -56,7 +56,7 @@ std::string tools(std::initializer_list<const char*> list) {
 }
 
 // Each conversation is JSON as an OpenAI client would send it ("tools" optional).
-struct Conversation {
+struct ToolConversation {
   std::string name;
   std::string json;
 };
@@ -65,7 +65,7 @@ std::string conv(const std::string& messages, const std::string& tool_list) {
   return R"({"tools": )" + tool_list + R"(, "messages": [)" + messages + "]}";
 }
 
-std::vector<Conversation> conversations() {
+std::vector<ToolConversation> tool_conversations() {
   const std::string weather = tools({kWeather});
   const std::string all = tools({kWeather, kCalendar, kFlat, kAlarm, kNoParams});
   const std::string call_paris =
@@ -247,14 +247,9 @@ std::vector<ChatMessage> to_messages(const Json& conversation) {
   return out;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_text;
 
-struct Case {
+struct ToolCase {
   std::string name;
   std::vector<ChatMessage> messages;
   std::vector<Json> tools;
@@ -264,9 +259,9 @@ struct Case {
 void expect_tools_match_template(const char* template_file, ChatFormat format) {
   const fs::path template_path = fs::path(KAZEIA_FIXTURES_DIR) / "templates" / template_file;
   ASSERT_TRUE(fs::exists(template_path)) << template_path;
-  std::vector<Case> cases;
+  std::vector<ToolCase> cases;
   std::string cases_json = "[";
-  for (const Conversation& c : conversations()) {
+  for (const ToolConversation& c : tool_conversations()) {
     const Json parsed = parse_json(c.json, c.name);
     for (bool gen : {false, true})
       for (bool think : {false, true}) {
@@ -293,11 +288,11 @@ void expect_tools_match_template(const char* template_file, ChatFormat format) {
   ASSERT_EQ(std::system(command.c_str()), 0)
       << "renderer failed (needs /usr/bin/python3 with python3-jinja2):\n"
       << command << "\n"
-      << read_file(dir / "log");
+      << read_text(dir / "log");
 
   int matched = 0, rejected = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
+    const ToolCase& c = cases[i];
     std::string ours, our_error;
     try {
       ours = render_chat(format, c.messages, c.add_generation_prompt, c.enable_thinking, c.tools);
@@ -306,20 +301,20 @@ void expect_tools_match_template(const char* template_file, ChatFormat format) {
     }
     const fs::path err = dir / (std::to_string(i) + ".err");
     if (fs::exists(err)) {
-      EXPECT_NE(our_error, "") << c.name << ": the template fails (" << read_file(err)
+      EXPECT_NE(our_error, "") << c.name << ": the template fails (" << read_text(err)
                                << ") but render_chat returned\n"
                                << ours;
       ++rejected;
     } else {
       EXPECT_EQ(our_error, "") << c.name;
-      EXPECT_EQ(ours, read_file(dir / (std::to_string(i) + ".txt"))) << c.name;
+      EXPECT_EQ(ours, read_text(dir / (std::to_string(i) + ".txt"))) << c.name;
       ++matched;
     }
   }
   fs::remove_all(dir);
   std::printf("%s: %d renderings with tools identical, %d rejected by both\n", template_file,
               matched, rejected);
-  EXPECT_GE(matched, 30 * 4);  // at least 30 conversations, each with its 4 flag combinations
+  EXPECT_GE(matched, 30 * 4);  // at least 30 tool_conversations, each with its 4 flag combinations
 }
 
 TEST(ChatTools, Qwen3MatchesRealTemplate) {
@@ -378,12 +373,12 @@ TEST(ChatTools, RejectsWhatTheTemplatesCannotRender) {
 }
 
 // The tool texts stay text: tokenizing with markup spans equals tokenizing the whole rendering
-// with special tokens parsed (no control-token text in these conversations), as before tools.
+// with special tokens parsed (no control-token text in these tool_conversations), as before tools.
 TEST(ChatTools, TokenizeAsWholeText) {
   int checked = 0;
   for (auto [format, tok] : {std::pair{ChatFormat::Qwen3, &test::qwen2_tokenizer()},
                              std::pair{ChatFormat::Qwen35, &test::qwen35_tokenizer()}})
-    for (const Conversation& c : conversations()) {
+    for (const ToolConversation& c : tool_conversations()) {
       const Json parsed = parse_json(c.json, c.name);
       RenderedChat r;
       try {

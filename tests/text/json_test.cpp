@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "testing/files.h"
 
 namespace kz {
 namespace {
@@ -103,12 +104,7 @@ TEST(Json, PythonStr) {
   EXPECT_EQ(to_python_str(parse_json("[1, \"x\"]")), "[1, \"x\"]");
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_text;
 
 // Every value's to_json_text equals what Python's json.dumps(json.loads(text),
 // ensure_ascii=False) writes: numbers (int in full, float as repr), escapes, non-ASCII, order.
@@ -164,7 +160,7 @@ TEST(Json, WritesAsPythonDoes) {
       "    sys.stdout.write(json.dumps(json.loads(line), ensure_ascii=False) + \"\\n\")' '" +
       (dir / "values.txt").string() + "' > '" + (dir / "python.txt").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::istringstream python(read_file(dir / "python.txt"));
+  std::istringstream python(read_text(dir / "python.txt"));
   for (const std::string& v : values) {
     std::string expected;
     ASSERT_TRUE(std::getline(python, expected)) << v;

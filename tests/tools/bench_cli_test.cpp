@@ -14,7 +14,7 @@ namespace {
 using kz::testing::expect_error;
 using kz::testing::kazeia;
 
-const std::string kTiny35 = kz::testing::model_path("qwen35-tiny-q4_0");
+using kz::testing::kTiny35;
 
 TEST(BenchJson, OneArrayWithSpeculativeAndChatRows) {
   const kz::testing::CliResult r = kazeia("bench -m " + kTiny35 +

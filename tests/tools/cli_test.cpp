@@ -28,8 +28,8 @@ std::string temp_file(const std::string& name, const std::string& content) {
   return path;
 }
 
-const std::string kTiny = kz::testing::model_path("qwen3-tiny-q8_0");
-const std::string kTiny35 = kz::testing::model_path("qwen35-tiny-q4_0");
+using kz::testing::kTiny;
+using kz::testing::kTiny35;
 
 TEST(Cli, MissingModelFile) {
   expect_error(kazeia("run -m /nonexistent/model.gguf -p hi"), "/nonexistent/model.gguf");

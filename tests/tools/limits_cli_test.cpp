@@ -14,6 +14,7 @@
 #include <string>
 
 #include "testing/cli_runner.h"
+#include "testing/files.h"
 #include "testing/reference_logits.h"
 
 namespace {
@@ -22,12 +23,10 @@ using kz::testing::CliResult;
 using kz::testing::expect_error;
 using kz::testing::kazeia;
 
-const std::string kTiny = kz::testing::model_path("qwen3-tiny-q8_0");
+using kz::testing::kTiny;
 const std::string kChat = std::string(KAZEIA_SOURCE_DIR) + "/models/kazeia-chat-q8_0.gguf";
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/kazeia_limits_" + std::to_string(getpid()) + "_" + name;
-}
+using kz::testing::temp_path;
 
 // The first `n` bytes of `from`, as a new file.
 std::string cut_copy(const std::string& from, size_t n, const std::string& name) {

@@ -14,6 +14,7 @@
 
 #include "gguf/gguf.h"
 #include "testing/cli_runner.h"
+#include "testing/files.h"
 #include "testing/reference_logits.h"
 
 namespace {
@@ -23,19 +24,18 @@ namespace fs = std::filesystem;
 using kz::testing::CliResult;
 using kz::testing::expect_error;
 
-CliResult kazeia(const std::string& args) {
+// `kazeia quantize ARGS`.
+CliResult quantize(const std::string& args) {
   return kz::testing::kazeia("quantize " + args);
 }
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/kz_quantize_cli_" + std::to_string(getpid()) + "_" + name;
-}
+using kz::testing::temp_path;
 
 const std::string kF32 = kz::testing::model_path("qwen35-tiny-f32");
 const std::string kQ4_0 = kz::testing::model_path("qwen35-tiny-q4_0");
 
 TEST(QuantizeCli, HelpListsEveryMixAndFlag) {
-  const CliResult r = kazeia("--help");
+  const CliResult r = quantize("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* s : {"IN", "OUT", "TYPE", "Q4_K_M", "Q5_K_S", "Q6_K", "Q8_0", "IQ4_XS", "lmq4",
                         "-t, --threads", "--token-embedding-type", "--output-tensor-type",
@@ -45,26 +45,26 @@ TEST(QuantizeCli, HelpListsEveryMixAndFlag) {
 
 TEST(QuantizeCli, BadArgumentsAreOneLineErrors) {
   const std::string out = temp_path("never.gguf");
-  expect_error(kazeia(kF32 + " " + out + " Q4_X"), "unknown quantization type 'Q4_X'");
-  expect_error(kazeia(kF32 + " " + out + " iq2_xxs"), "unknown quantization type 'iq2_xxs'");
-  expect_error(kazeia(kF32 + " " + out), "missing TYPE");
-  expect_error(kazeia(""), "missing IN");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --bogus"), "unknown flag '--bogus'");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 extra"), "unexpected argument 'extra'");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --token-embedding-type q9"),
+  expect_error(quantize(kF32 + " " + out + " Q4_X"), "unknown quantization type 'Q4_X'");
+  expect_error(quantize(kF32 + " " + out + " iq2_xxs"), "unknown quantization type 'iq2_xxs'");
+  expect_error(quantize(kF32 + " " + out), "missing TYPE");
+  expect_error(quantize(""), "missing IN");
+  expect_error(quantize(kF32 + " " + out + " q4_0 --bogus"), "unknown flag '--bogus'");
+  expect_error(quantize(kF32 + " " + out + " q4_0 extra"), "unexpected argument 'extra'");
+  expect_error(quantize(kF32 + " " + out + " q4_0 --token-embedding-type q9"),
                "unknown tensor type 'q9' for --token-embedding-type");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --output-tensor-type q8_k"),
+  expect_error(quantize(kF32 + " " + out + " q4_0 --output-tensor-type q8_k"),
                "unknown tensor type 'q8_k' for --output-tensor-type");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type attn_v"), "expected REGEX=TYPE");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type '(attn=q8_0'"),
+  expect_error(quantize(kF32 + " " + out + " q4_0 --tensor-type attn_v"), "expected REGEX=TYPE");
+  expect_error(quantize(kF32 + " " + out + " q4_0 --tensor-type '(attn=q8_0'"),
                "invalid regular expression '(attn'");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 --tensor-type attn=q3"),
+  expect_error(quantize(kF32 + " " + out + " q4_0 --tensor-type attn=q3"),
                "unknown tensor type 'q3'");
-  expect_error(kazeia(kF32 + " " + out + " f16 --tensor-type attn=q8_0"), "quantized mixes only");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 -t 0x"), "invalid value '0x' for -t");
-  expect_error(kazeia(kF32 + " " + out + " q4_0 -t 100000"), "--threads");
-  expect_error(kazeia("/nonexistent.gguf " + out + " q4_0"), "/nonexistent.gguf");
-  expect_error(kazeia(kQ4_0 + " " + out + " q8_0"), "--allow-requantize");
+  expect_error(quantize(kF32 + " " + out + " f16 --tensor-type attn=q8_0"), "quantized mixes only");
+  expect_error(quantize(kF32 + " " + out + " q4_0 -t 0x"), "invalid value '0x' for -t");
+  expect_error(quantize(kF32 + " " + out + " q4_0 -t 100000"), "--threads");
+  expect_error(quantize("/nonexistent.gguf " + out + " q4_0"), "/nonexistent.gguf");
+  expect_error(quantize(kQ4_0 + " " + out + " q8_0"), "--allow-requantize");
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -73,8 +73,8 @@ TEST(QuantizeCli, RefusesToOverwriteTheInput) {
   fs::copy_file(kF32, in, fs::copy_options::overwrite_existing);
   fs::remove(link);
   fs::create_symlink(in, link);
-  expect_error(kazeia(in + " " + in + " q4_0"), "is the input file");
-  expect_error(kazeia(in + " " + link + " q4_0"), "is the input file");
+  expect_error(quantize(in + " " + in + " q4_0"), "is the input file");
+  expect_error(quantize(in + " " + link + " q4_0"), "is the input file");
   EXPECT_EQ(fs::file_size(in), fs::file_size(kF32));
   fs::remove(link);
   fs::remove(in);
@@ -83,10 +83,10 @@ TEST(QuantizeCli, RefusesToOverwriteTheInput) {
 TEST(QuantizeCli, DryRunTableMatchesTheWrittenFile) {
   const std::string out = temp_path("q4_k_m.gguf");
   const std::string flags = " Q4_K_M --tensor-type 'blk\\.3\\.attn_q=q8_0' -t 2";
-  const CliResult dry = kazeia("--dry-run " + kF32 + flags);
+  const CliResult dry = quantize("--dry-run " + kF32 + flags);
   ASSERT_EQ(dry.code, 0) << dry.err;
   EXPECT_FALSE(fs::exists(out));
-  const CliResult real = kazeia(kF32 + " " + out + flags);
+  const CliResult real = quantize(kF32 + " " + out + flags);
   ASSERT_EQ(real.code, 0) << real.err;
   EXPECT_NE(real.err.find("validated"), std::string::npos) << real.err;
   const kz::gguf::File f = kz::gguf::File::open(out);
@@ -108,7 +108,7 @@ TEST(QuantizeCli, DryRunTableMatchesTheWrittenFile) {
 
 TEST(QuantizeCli, Lmq4MakesEveryMatrixQ4_0) {
   const std::string out = temp_path("lmq4.gguf");
-  const CliResult r = kazeia(kF32 + " " + out + " lmq4");
+  const CliResult r = quantize(kF32 + " " + out + " lmq4");
   ASSERT_EQ(r.code, 0) << r.err;
   const kz::gguf::File f = kz::gguf::File::open(out);
   for (const kz::gguf::TensorInfo& t : f.tensors()) {
