@@ -28,7 +28,9 @@ SETS = {"stage 1": f"{STAGE1} --seed 1234",
         "stage 6": f"{STAGE4} --unknown-words 0.3 --seed 1239",
         "stage 7 (S10a, S10b)": f"{STAGE4} --unknown-words 0.3 --seed 1240",
         "S11": f"{STAGE4} --unknown-words 0.3 --seed 1241",
-        "N1": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1242"}
+        "N1": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1242",
+        "N2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1243",
+        "N3": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1244"}
 
 
 def main():
