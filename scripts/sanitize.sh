@@ -15,6 +15,9 @@
 #   - QuantizeModel.EveryTensorHoldsTheQuantizersBytes (scalar quantizers over every mix; the
 #     block quantizers are checked bit for bit by QuantFixture) and the check that the library
 #     holds no test code (nm over the archives, not the program).
+#   - the injected-fault bisections on the larger models (the tiny one stays), and the reference
+#     backend's PyTorch parity on the kjv model, trunk and MTP layer (the same code runs on the
+#     chat model's MTP parity, and on the tiny fixture models).
 # - TSan (build-tsan) over the base and api tests: the thread pool, sessions with worker
 #   threads, one Engine shared by sessions on several threads, cancel and destroy among them.
 # Usage: scripts/sanitize.sh [address|thread]   (both by default)
@@ -31,6 +34,7 @@ export TSAN_OPTIONS=handle_sigbus=0
 asan_left_out='(FixtureModel|KvCacheQ8_0)\..*_small_.*_ref( |$)|PrefixReuse\..*_ref( |$)'
 asan_left_out+='|(HealthyOracle|OpenclOracle)\..*_small_|OpenclVsRef\.(GatedDeltaRule|AttentionAtTheLargestPromptShape)/copy'
 asan_left_out+='|^QuantizeModel\.EveryTensorHoldsTheQuantizersBytes$|^engine_has_no_test_support$'
+asan_left_out+='|InjectedFault\..*_small_|^PyTorchParity\.RefBackend|MtpParity\.RefBackend.*/kjv( |$)'
 
 if [ "$which" = all ] || [ "$which" = address ]; then
   scripts/configure_fuzz.sh "$asan_build"

@@ -26,6 +26,10 @@
 #   is checked op by op in test_kernels);
 # - the state-reuse scenarios (PrefixReuse, SessionApi) and the speculative sessions with an MTP
 #   head (the n-gram ones stay: they run the verify batches): the host run covers them;
+# - the oracle's no-false-alarm runs on qwen35_small_q4_0 and _q8_0 (their kernels run in the
+#   kept oracle runs: qwen35 tiny Q4_0, qwen3 small Q8_0, the K-quant models), and the reference
+#   backend's PyTorch parity on the kjv model (scalar f32 code, no ARM kernel; the cpu backend's
+#   parity stays);
 # - the injected-fault bisections on the larger models (the tiny one stays) and the every-mix
 #   quantizer check (QuantizeModel.EveryTensorHoldsTheQuantizersBytes: scalar file quantizers;
 #   QuantFixture checks every block quantizer bit for bit), and the synthetic-model writer's
@@ -53,6 +57,7 @@ models='FixtureModel\..*/(qwen3_tiny_q8_0|qwen35_tiny_q4_0)_cpu( |$)'
 cli_suites=$(grep -rl --include='*.cpp' 'testing/cli_runner.h' tests |
   xargs sed -n 's/^TEST\(_F\|_P\)\?(\([A-Za-z0-9_]*\),.*/\2/p' | sort -u | paste -sd '|')
 left_out='FixtureModel\..*(small.*_ref|qwen35_small_q[48]_0_cpu(_reference_order)?)( |$)|KvCacheQ8_0\..*(_ref|small_[a-z0-9_]*)( |$)|PrefixReuse\.|SessionApi\.|SpeculativeSession\..*_mtp_|InjectedFault\..*_small_|^QuantizeModel\.EveryTensor|Synthetic|^ModelFile|^soak_short$'
+left_out+='|HealthyOracle\..*qwen35_small_q(4|8)_0( |$)|^PyTorchParity\.RefBackend|MtpParity\.RefBackend.*/kjv( |$)'
 left_out+="|^($cli_suites)\\."
 
 

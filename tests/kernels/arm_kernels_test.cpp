@@ -1,5 +1,5 @@
 // ARM64 kernels (kernels/arm/arm_kernels.h) against the reference dot products
-// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks (float formats: arm_lengths around the
+// (kernels/ref/vec_dot.h), on rows of 1, 2, 7 and 16 blocks (float formats: lengths around the
 // 32-element step), 1-17 rows, 1-7 activation rows for gemm with strided activations and
 // outputs, quantized weights and weights of random bytes (every quant and scale bit pattern).
 // A kernel whose instruction set the CPU (or KAZEIA_CPU_FEATURES, or qemu's -cpu model) lacks

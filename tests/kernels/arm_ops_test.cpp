@@ -42,10 +42,7 @@ using testing::kSameOpsRel;
 // n normal values from `seed` (no outlier).
 std::vector<float> normal_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
-  return x;
+  return testing::gaussian(n, rng, scale);
 }
 
 // x86::exp_f32x8 (kernels/x86/simd_avx2.h) for one lane.

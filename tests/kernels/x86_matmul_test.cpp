@@ -25,7 +25,7 @@ constexpr double kFastDotRelTol = 2e-5;
 const DType kWeightTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
                               DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
-// Row matmul_lengths per block size: below/at/above/multiples of the kernels' 32-element steps.
+// Row lengths per block size: below/at/above/multiples of the kernels' 32-element steps.
 std::vector<int64_t> matmul_lengths(DType t) {
   const int bs = info(t).block_size;
   if (bs == 256) return {256, 512, 768, 2304};

@@ -314,7 +314,7 @@ void expect_tools_match_template(const char* template_file, ChatFormat format) {
   fs::remove_all(dir);
   std::printf("%s: %d renderings with tools identical, %d rejected by both\n", template_file,
               matched, rejected);
-  EXPECT_GE(matched, 30 * 4);  // at least 30 tool_conversations, each with its 4 flag combinations
+  EXPECT_GE(matched, 30 * 4);  // at least 30 conversations, each with its 4 flag combinations
 }
 
 TEST(ChatTools, Qwen3MatchesRealTemplate) {
@@ -373,7 +373,7 @@ TEST(ChatTools, RejectsWhatTheTemplatesCannotRender) {
 }
 
 // The tool texts stay text: tokenizing with markup spans equals tokenizing the whole rendering
-// with special tokens parsed (no control-token text in these tool_conversations), as before tools.
+// with special tokens parsed (no control-token text in these conversations), as before tools.
 TEST(ChatTools, TokenizeAsWholeText) {
   int checked = 0;
   for (auto [format, tok] : {std::pair{ChatFormat::Qwen3, &test::qwen2_tokenizer()},
