@@ -24,6 +24,7 @@ TEST(ArmKernels, NotAnArmBuild) {
 
 #include "base/cpu_features.h"
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "kernels/arm/arm_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/vec_dot.h"
@@ -99,9 +100,7 @@ const ArmKernel kKernels[] = {
 };
 
 std::vector<float> floats_with_outlier(int64_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
+  std::vector<float> x = testing::gaussian(n, rng, scale);
   if (n > 3) x[static_cast<size_t>(n / 3)] = 4 * scale;  // an outlier
   return x;
 }

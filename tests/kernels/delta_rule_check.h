@@ -12,18 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "kernel_checks.h"
 #include "kernels/kernel_table.h"
 #include "kernels/ref/delta_net.h"
 
 namespace kz::testing {
-
-inline void expect_within_rel(const std::vector<float>& got, const std::vector<float>& want,
-                              float rel, const char* what) {
-  float scale = 0;
-  for (float w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], rel * scale + 1e-30f) << what << " at " << i;
-}
 
 inline void check_delta_rule(decltype(OpKernels::delta_rule) delta_rule, float rel) {
   std::mt19937 rng(7);
@@ -58,8 +51,8 @@ inline void check_delta_rule(decltype(OpKernels::delta_rule) delta_rule, float r
       ASSERT_EQ(s_all, s_one);
       ref::gated_delta_rule_recurrent(dims, n_tok, qkv.data(), g.data(), beta.data(), 1e-6f,
                                       s_want.data(), want.data());
-      expect_within_rel(all, want, rel, "delta out");
-      expect_within_rel(s_all, s_want, rel, "delta state");
+      expect_near_rel(all, want, rel, "delta out");
+      expect_near_rel(s_all, s_want, rel, "delta state");
     }
   }
 }

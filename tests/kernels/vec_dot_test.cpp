@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "kernel_checks.h"
 #include "quant/blocks.h"
 #include "quant/quant.h"
 
@@ -28,9 +29,7 @@ const DType kWeights[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   
 
 std::vector<float> random_row(int64_t n, uint32_t seed, float scale) {
   std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = dist(rng);
+  std::vector<float> x = testing::gaussian(n, rng, scale);
   if (n > 3) x[static_cast<size_t>(n / 3)] = 4 * scale;  // an outlier
   return x;
 }

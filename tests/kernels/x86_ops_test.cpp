@@ -23,14 +23,6 @@ using testing::kSameOpsRel;
 
 using testing::X86Level;
 
-void expect_near_rel(const std::vector<float>& got, const std::vector<float>& want, float rel,
-                     const char* what, int64_t n) {
-  float scale = 0;
-  for (float w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], rel * scale + 1e-30f) << what << " n=" << n << " at " << i;
-}
-
 class X86Ops : public ::testing::TestWithParam<X86Level> {};
 
 TEST_P(X86Ops, ElementwiseAndNormsWithTails) {
@@ -43,21 +35,21 @@ TEST_P(X86Ops, ElementwiseAndNormsWithTails) {
     std::vector<float> got(3 * n), want(3 * n);
     k.rms_norm(a.data(), b.data(), n, 3, 1e-6f, got.data());
     ref::rms_norm(a.data(), b.data(), n, 3, 1e-6f, want.data());
-    expect_near_rel(got, want, kSameOpsRel, "rms_norm", n);
+    testing::expect_near_rel(got, want, kSameOpsRel, "rms_norm n=" + std::to_string(n));
     k.gated_rms_norm(a.data(), b.data(), a.data(), n, 3, 1e-6f, got.data());
     ref::gated_rms_norm(a.data(), b.data(), a.data(), n, 3, 1e-6f, want.data());
-    expect_near_rel(got, want, kExpRel, "gated_rms_norm", n);
+    testing::expect_near_rel(got, want, kExpRel, "gated_rms_norm n=" + std::to_string(n));
     k.swiglu(a.data(), b.data(), 3 * n, got.data());
     ref::swiglu(a.data(), b.data(), 3 * n, want.data());
-    expect_near_rel(got, want, kExpRel, "swiglu", n);
+    testing::expect_near_rel(got, want, kExpRel, "swiglu n=" + std::to_string(n));
     got = a, want = a;
     k.silu(got.data(), 3 * n);
     ref::silu(want.data(), 3 * n);
-    expect_near_rel(got, want, kExpRel, "silu", n);
+    testing::expect_near_rel(got, want, kExpRel, "silu n=" + std::to_string(n));
     got = a, want = a;
     k.mul_sigmoid(got.data(), b.data(), 3 * n);
     ref::mul_sigmoid(want.data(), b.data(), 3 * n);
-    expect_near_rel(got, want, kExpRel, "mul_sigmoid", n);
+    testing::expect_near_rel(got, want, kExpRel, "mul_sigmoid n=" + std::to_string(n));
     got = a, want = a;
     k.add(got.data(), b.data(), 3 * n);
     ref::add(want.data(), b.data(), 3 * n);
@@ -95,7 +87,7 @@ TEST_P(X86Ops, AttentionOverPairRanges) {
       table.ops.attention(q.data(), kv, pos0, n_tok, n_head, scale, got.data(), 0, 5);
       table.ops.attention(q.data(), kv, pos0, n_tok, n_head, scale, got.data(), 5, n_tok * n_head);
       ref::attention(q.data(), kv, pos0, n_tok, n_head, scale, want.data());
-      expect_near_rel(got, want, kReorderedRel, "attention", d);
+      testing::expect_near_rel(got, want, kReorderedRel, "attention n=" + std::to_string(d));
     }
   }
 }
