@@ -13,8 +13,6 @@ namespace {
 
 constexpr std::string_view kStart = "<|im_start|>";
 constexpr std::string_view kEnd = "<|im_end|>\n";
-constexpr std::string_view kThinkOpen = "<think>";
-constexpr std::string_view kThinkClose = "</think>";
 
 std::string_view lstrip_newlines(std::string_view s) {
   while (!s.empty() && s.front() == '\n') s.remove_prefix(1);

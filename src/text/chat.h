@@ -16,6 +16,10 @@
 
 namespace kz {
 
+// The tags around an assistant's reasoning in the Qwen templates.
+inline constexpr std::string_view kThinkOpen = "<think>";
+inline constexpr std::string_view kThinkClose = "</think>";
+
 struct ChatMessage {
   ChatMessage() = default;
   ChatMessage(std::string role, std::string content, std::string reasoning_content = {},

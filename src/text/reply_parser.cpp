@@ -9,8 +9,6 @@
 namespace kz {
 namespace {
 
-constexpr std::string_view kThinkOpen = "<think>";
-constexpr std::string_view kThinkClose = "</think>";
 constexpr std::string_view kCallOpen = "<tool_call>";
 constexpr std::string_view kCallClose = "</tool_call>";
 

@@ -7,23 +7,13 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/ref/ops.h"
+
 namespace kz::ref {
 namespace {
 
-float dot(const float* a, const float* b, int64_t n) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
 float softplus(float x) {
   return x > 20.0f ? x : std::log(1.0f + std::exp(x));
-}
-float sigmoid(float x) {
-  return 1.0f / (1.0f + std::exp(-x));
-}
-float silu(float x) {
-  return x / (1.0f + std::exp(-x));
 }
 
 // One token with D taps (D - 1 carried inputs) over channels [c0, c1): each channel's sum in tap

@@ -23,16 +23,9 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/ops.h"
+
 namespace kz::ref {
-namespace {
-
-float dot(const float* a, const float* b, int64_t n) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-}  // namespace
 
 void gated_delta_rule_chunked(const DeltaNetDims& dims, int64_t n_tok, const float* qkv,
                               const float* g, const float* beta, float eps, float* state,

@@ -34,6 +34,12 @@ void kv_store(const KvCacheView& kv, int64_t pos0, int64_t n_tok, const float* k
 void attention(const float* q, const KvCacheView& kv, int64_t pos0, int64_t n_tok, int n_head,
                float scale, float* out);
 
+// Sums in index order, as every reference kernel does.
+inline float dot(const float* a, const float* b, int64_t n) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
 inline float silu(float x) {
   return x / (1.0f + __builtin_expf(-x));
 }
