@@ -1,9 +1,7 @@
 // kazeia chat: an interactive multi-turn conversation on the engine API. The whole history is
 // passed to the session every turn, as the app does; the session reuses what it computed.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "api/engine.h"
 #include "base/error.h"
@@ -13,12 +11,9 @@ namespace kz::cli {
 namespace {
 
 std::vector<Json> read_tools(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open tools file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "tools file");
   try {
-    return parse_tools(text.str());
+    return parse_tools(text);
   } catch (const Error& e) {
     fail(path, ": ", e.what());
   }

@@ -7,8 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <span>
 #include <vector>
 
@@ -38,12 +36,6 @@ constexpr const char* kHelp =
     "A running estimate is printed after every chunk as [k]PPL, then the final estimate "
     "'PPL = X +/- E' with E = PPL * sqrt(var(-log p) / (M-1)) (the standard error of the mean "
     "negative log-likelihood, propagated to PPL, as llama-perplexity reports it).";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open '", path, "'");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 }  // namespace
 
@@ -75,7 +67,7 @@ int cmd_perplexity(int argc, char** argv) {
   if (n_ctx < 4) fail("invalid value ", n_ctx, " for --ctx-size (expected >= 4)");
   if (batch == 0 || batch > n_ctx) batch = n_ctx;
 
-  const std::string text = read_file(text_file);
+  const std::string text = read_input_file(text_file, "text file");
   const std::vector<int32_t> tokens = tok.encode(text, false, true);
   int64_t n_chunks = int64_t(tokens.size()) / n_ctx;
   if (n_chunks == 0)

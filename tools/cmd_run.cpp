@@ -1,8 +1,6 @@
 // kazeia run: one-shot completion. Tokens stream to stdout as they are sampled; timings go to
 // stderr.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "base/error.h"
 #include "base/timer.h"
@@ -13,17 +11,6 @@
 #include "text/tokenizer_utf8.h"
 
 namespace kz::cli {
-namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open prompt file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 int cmd_run(int argc, char** argv) {
   EngineFlags engine_flags;
@@ -61,7 +48,7 @@ int cmd_run(int argc, char** argv) {
   add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
-  if (!prompt_file.empty()) prompt = read_file(prompt_file);
+  if (!prompt_file.empty()) prompt = read_input_file(prompt_file, "prompt file");
   if (!is_valid_utf8(prompt)) fail("the prompt is not valid UTF-8");
   check_generation_flags(gp);
   gp.speculative = spec.params();

@@ -81,6 +81,15 @@ TEST(LimitsCli, AnUnreadableModelFileNamesTheReason) {
   std::filesystem::remove(path);
 }
 
+TEST(LimitsCli, AMissingInputFileNamesTheFileAndItsRole) {
+  const std::string missing = temp_path("no_such_input.txt");
+  expect_error(kazeia("run -m " + kTiny + " -f " + missing), missing + ": cannot open prompt file");
+  expect_error(kazeia("perplexity -m " + kTiny + " -f " + missing),
+               missing + ": cannot open text file");
+  expect_error(kazeia("chat -m " + kTiny + " --tools " + missing + " </dev/null"),
+               missing + ": cannot open tools file");
+}
+
 // Six questions in an 80-token context: the error policy refuses the turns that do not fit, one
 // line each, and goes on; drop-oldest answers every turn, leaving the oldest turns out.
 TEST(LimitsCli, ChatPastTheContextFailsOrDropsTheOldestTurns) {

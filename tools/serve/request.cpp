@@ -13,7 +13,7 @@ namespace {
 
 // Keeps the members in the order given: tool definitions reach the template's tojson as the
 // client wrote them, as Python's json.loads would keep them.
-using json = nlohmann::ordered_json;
+using nlohmann::ordered_json;
 
 // OpenAI's default max_tokens for the legacy completions endpoint.
 constexpr int kCompletionsDefaultMaxTokens = 16;
@@ -46,9 +46,9 @@ void check_depth(std::string_view body, int limit) {
   }
 }
 
-json parse_object(std::string_view body, const RequestLimits& limits) {
+ordered_json parse_object(std::string_view body, const RequestLimits& limits) {
   check_depth(body, limits.max_json_depth);
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  ordered_json j = ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     throw invalid_request("The request body is not valid JSON.", "", "invalid_json");
   if (!j.is_object()) throw invalid_request("The request body must be a JSON object.");
@@ -63,27 +63,27 @@ ApiError unsupported(const std::string& param, const std::string& what) {
   return invalid_request(what, param, "unsupported_value");
 }
 
-const std::string& string_of(const json& v, const std::string& param) {
+const std::string& string_of(const ordered_json& v, const std::string& param) {
   if (!v.is_string()) throw invalid_request(param + " must be a string", param);
   return v.get_ref<const std::string&>();
 }
 
-bool boolean(const json& v, const std::string& param) {
+bool boolean(const ordered_json& v, const std::string& param) {
   if (!v.is_boolean()) throw invalid_request(param + " must be a boolean", param);
   return v.get<bool>();
 }
 
-double number_in(const json& v, const std::string& param, double lo, double hi) {
+double number_in(const ordered_json& v, const std::string& param, double lo, double hi) {
   if (!v.is_number()) throw invalid_request(param + " must be a number", param);
   const double x = v.get<double>();
   if (!(x >= lo && x <= hi))
-    throw invalid_request(param + " must be between " + json(lo).dump() + " and " +
-                              json(hi).dump() + ", got " + v.dump(),
+    throw invalid_request(param + " must be between " + ordered_json(lo).dump() + " and " +
+                              ordered_json(hi).dump() + ", got " + v.dump(),
                           param);
   return x;
 }
 
-int64_t integer_in(const json& v, const std::string& param, int64_t lo, int64_t hi) {
+int64_t integer_in(const ordered_json& v, const std::string& param, int64_t lo, int64_t hi) {
   if (!v.is_number_integer()) throw invalid_request(param + " must be an integer", param);
   if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
     throw invalid_request(param + " is out of range", param);
@@ -94,7 +94,7 @@ int64_t integer_in(const json& v, const std::string& param, int64_t lo, int64_t 
   return x;
 }
 
-int max_tokens(const json& v, const std::string& param, const RequestLimits& limits) {
+int max_tokens(const ordered_json& v, const std::string& param, const RequestLimits& limits) {
   const int64_t n = integer_in(v, param, 1, std::numeric_limits<int32_t>::max());
   if (n > limits.max_tokens)
     throw invalid_request(param + " is too large: " + std::to_string(n) +
@@ -104,14 +104,14 @@ int max_tokens(const json& v, const std::string& param, const RequestLimits& lim
   return int(n);
 }
 
-std::vector<std::string> stop_strings(const json& v, const std::string& param) {
+std::vector<std::string> stop_strings(const ordered_json& v, const std::string& param) {
   std::vector<std::string> stops;
   if (v.is_string()) {
     stops.push_back(v.get<std::string>());
   } else if (v.is_array()) {
     if (v.size() > kMaxStopStrings)
       throw invalid_request(param + " holds at most 4 strings", param);
-    for (const json& s : v) stops.push_back(string_of(s, param));
+    for (const ordered_json& s : v) stops.push_back(string_of(s, param));
   } else {
     throw invalid_request(param + " must be a string or an array of strings", param);
   }
@@ -125,7 +125,7 @@ std::vector<std::string> stop_strings(const json& v, const std::string& param) {
   throw unsupported(param, param + " is not supported; use tools and tool_choice.");
 }
 
-const json& member(const json& object, const char* key, const std::string& param) {
+const ordered_json& member(const ordered_json& object, const char* key, const std::string& param) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null())
     throw invalid_request(param + "." + key + " is required", param + "." + key);
@@ -134,14 +134,14 @@ const json& member(const json& object, const char* key, const std::string& param
 
 // OpenAI's {"type": "function", "function": {"name", "description", "parameters", "strict"}},
 // checked and passed on as given: the template prints each definition with tojson.
-std::vector<Json> tool_definitions(const json& v, const std::string& param) {
+std::vector<Json> tool_definitions(const ordered_json& v, const std::string& param) {
   if (!v.is_array()) throw invalid_request(param + " must be an array", param);
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string tool = param + "[" + std::to_string(i) + "]";
     if (!v[i].is_object()) throw invalid_request(tool + " must be an object", tool);
     if (string_of(member(v[i], "type", tool), tool + ".type") != "function")
       throw unsupported(tool + ".type", "Only tools of type 'function' are supported.");
-    const json& function = member(v[i], "function", tool);
+    const ordered_json& function = member(v[i], "function", tool);
     if (!function.is_object())
       throw invalid_request(tool + ".function must be an object", tool + ".function");
     if (string_of(member(function, "name", tool + ".function"), tool + ".function.name").empty())
@@ -156,7 +156,7 @@ std::vector<Json> tool_definitions(const json& v, const std::string& param) {
 
 // "auto" (the default) and "none"; forcing a call ("required", a named function) would need
 // constrained decoding, which the engine does not have.
-bool tool_choice_none(const json& v, const std::string& param) {
+bool tool_choice_none(const ordered_json& v, const std::string& param) {
   if (v.is_string()) {
     const std::string& choice = v.get_ref<const std::string&>();
     if (choice == "auto" || choice == "none") return choice == "none";
@@ -173,7 +173,7 @@ bool tool_choice_none(const json& v, const std::string& param) {
 // One request field: its name and how it is applied. A null value counts as not given.
 struct Field {
   const char* name;
-  void (*apply)(const json& v, const std::string& param, GenerationRequest& r,
+  void (*apply)(const ordered_json& v, const std::string& param, GenerationRequest& r,
                 const RequestLimits& limits);
 };
 
@@ -295,7 +295,7 @@ const Field* find_field(const Field (&fields)[N], const std::string& name) {
 
 // Applies every field of the body, common ones and the endpoint's own.
 template <size_t N>
-void apply_fields(const json& body, const Field (&own)[N], GenerationRequest& r,
+void apply_fields(const ordered_json& body, const Field (&own)[N], GenerationRequest& r,
                   const RequestLimits& limits) {
   for (auto& [key, value] : body.items()) {
     const Field* f = find_field(kCommonFields, key);
@@ -311,7 +311,7 @@ void apply_fields(const json& body, const Field (&own)[N], GenerationRequest& r,
   }
 }
 
-std::string message_role(const json& v, const std::string& param) {
+std::string message_role(const ordered_json& v, const std::string& param) {
   const std::string& role = string_of(v, param);
   if (role == "developer") return "system";  // OpenAI's newer name for the system message
   if (role == "system" || role == "user" || role == "assistant" || role == "tool") return role;
@@ -319,13 +319,13 @@ std::string message_role(const json& v, const std::string& param) {
 }
 
 // A string, or an array of text parts (concatenated).
-std::string message_content(const json& v, const std::string& param) {
+std::string message_content(const ordered_json& v, const std::string& param) {
   if (v.is_string()) return v.get<std::string>();
   if (!v.is_array()) throw invalid_request(param + " must be a string or an array", param);
   std::string text;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string part = param + "[" + std::to_string(i) + "]";
-    const json& p = v[i];
+    const ordered_json& p = v[i];
     if (!p.is_object() || p.value("type", "") != "text" || !p.contains("text"))
       throw unsupported(part, "Only text content parts are supported.");
     for (auto& [key, value] : p.items())
@@ -337,7 +337,7 @@ std::string message_content(const json& v, const std::string& param) {
 
 // An assistant's call as OpenAI sends it back: {"id", "type": "function", "function": {"name",
 // "arguments": JSON TEXT}}.
-ToolCall tool_call(const json& v, const std::string& param) {
+ToolCall tool_call(const ordered_json& v, const std::string& param) {
   if (!v.is_object()) throw invalid_request(param + " must be an object", param);
   ToolCall call;
   for (auto& [key, value] : v.items()) {
@@ -351,7 +351,7 @@ ToolCall tool_call(const json& v, const std::string& param) {
     }
   }
   const std::string fn = param + ".function";
-  const json& function = member(v, "function", param);
+  const ordered_json& function = member(v, "function", param);
   if (!function.is_object()) throw invalid_request(fn + " must be an object", fn);
   for (auto& [key, value] : function.items()) {
     if (key == "name") {
@@ -372,7 +372,7 @@ ToolCall tool_call(const json& v, const std::string& param) {
   return call;
 }
 
-std::vector<ToolCall> tool_calls(const json& v, const std::string& param) {
+std::vector<ToolCall> tool_calls(const ordered_json& v, const std::string& param) {
   if (!v.is_array()) throw invalid_request(param + " must be an array", param);
   std::vector<ToolCall> calls;
   for (size_t i = 0; i < v.size(); ++i)
@@ -380,7 +380,7 @@ std::vector<ToolCall> tool_calls(const json& v, const std::string& param) {
   return calls;
 }
 
-ChatMessage parse_message(const json& m, const std::string& where) {
+ChatMessage parse_message(const ordered_json& m, const std::string& where) {
   if (!m.is_object()) throw invalid_request(where + " must be an object", where);
   ChatMessage msg;
   bool has_content = false;
@@ -416,7 +416,7 @@ ChatMessage parse_message(const json& m, const std::string& where) {
   return msg;
 }
 
-std::vector<ChatMessage> parse_messages(const json& body) {
+std::vector<ChatMessage> parse_messages(const ordered_json& body) {
   const auto it = body.find("messages");
   if (it == body.end() || it->is_null())
     throw invalid_request("Missing required parameter: 'messages'.", "messages");
@@ -431,7 +431,7 @@ std::vector<ChatMessage> parse_messages(const json& body) {
 }  // namespace
 
 GenerationRequest parse_chat_request(std::string_view body_text, const RequestLimits& limits) {
-  const json body = parse_object(body_text, limits);
+  const ordered_json body = parse_object(body_text, limits);
   GenerationRequest r;
   r.endpoint = Endpoint::ChatCompletions;
   r.params.max_tokens = limits.max_tokens;
@@ -444,7 +444,7 @@ GenerationRequest parse_chat_request(std::string_view body_text, const RequestLi
 
 GenerationRequest parse_completion_request(std::string_view body_text,
                                            const RequestLimits& limits) {
-  const json body = parse_object(body_text, limits);
+  const ordered_json body = parse_object(body_text, limits);
   GenerationRequest r;
   r.endpoint = Endpoint::Completions;
   r.params.max_tokens = std::min(kCompletionsDefaultMaxTokens, limits.max_tokens);
