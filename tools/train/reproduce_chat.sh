@@ -3,9 +3,10 @@
 # by that commit's reproduce_chat.sh: the 2026-12-02 model continued in five stages on generated
 # dialogues) continued on fresh dialogues of stage 5's kind with made-up words in 30 % of their
 # statements, questions and small talk (stage 6: 10 800 steps, seed 1239; stage 7: 5653 more
-# steps, seed 1240), then two runs of 5653 steps from stage 7 (S11: seed 1241; N1: seed 1242,
-# with 30 % long names) and stage 8 = the mean of stage 7's, S11's and N1's weights (peak rate
-# 5e-4 for all; step budgets, so that the schedule does not depend on the machine's speed)
+# steps, seed 1240), then four runs of 5653 steps from stage 7 (S11: seed 1241; N1, N2, N3:
+# seeds 1242, 1243, 1244, with 30 % long names) and stage 9 = the mean of stage 7's, S11's, N1's,
+# N2's and N3's weights (peak rate 5e-4 for all; step budgets, so that the schedule does not
+# depend on the machine's speed)
 # -> GGUF (F32, Q8_0, Q4_0) -> the MTP layer on the Q8_0 trunk, from the 2026-12-02 model's ->
 # its parity data -> loss plots -> recall table.
 # See tools/train/README.md and docs/training.md.
@@ -37,17 +38,20 @@ OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
 mkdir -p "$RUN/stage7" && cp "$RUN/tokenizer.json" "$RUN/stage7/"
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/ckpt.pt" --out "$RUN/stage7" $SHAPE --recall-every 0 --seed 1240 --max-steps 5653
-# stage 8 (stage 11's choice): two more runs from stage 7, then the three averaged
-for run in "S11 --seed 1241" "N1 --seed 1242 --long-names 0.3"; do
+# stage 9 (stage 12's choice): four more runs from stage 7, then the five averaged (stage 8, the
+# file before, was the mean of stage 7, S11 and N1)
+for run in "S11 --seed 1241" "N1 --seed 1242 --long-names 0.3" "N2 --seed 1243 --long-names 0.3" \
+  "N3 --seed 1244 --long-names 0.3"; do
   set -- $run
   dir=$1; shift
   mkdir -p "$RUN/$dir" && cp "$RUN/tokenizer.json" "$RUN/$dir/"
   OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES "$@" \
     --init "$RUN/stage7/ckpt.pt" --out "$RUN/$dir" $SHAPE --recall-every 0 --max-steps 5653
 done
-$PY tools/train/average_runs.py --runs "$RUN/stage7" "$RUN/S11" "$RUN/N1" --out "$RUN/stage8"
+$PY tools/train/average_runs.py --runs "$RUN/stage7" "$RUN/S11" "$RUN/N1" "$RUN/N2" "$RUN/N3" \
+  --out "$RUN/stage9"
 for t in f32 q8_0 q4_0; do
-  $PY tools/train/export_gguf.py --run "$RUN/stage8" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
+  $PY tools/train/export_gguf.py --run "$RUN/stage9" --type $t --out "$RUN/kazeia-chat-$t.gguf" \
     --name kazeia-chat --template "$TEMPLATE" \
     --license "generated dialogues (tools/train/chat_data.py)"
 done
@@ -62,18 +66,20 @@ $PY tools/train/plot_loss.py "$RUN/loss.csv" docs/chat_loss_stage6.png \
   "kazeia-chat (qwen35, 0.64M params), stage 6: made-up words, peak rate 5e-4"
 $PY tools/train/plot_loss.py "$RUN/stage7/loss.csv" docs/chat_loss_stage7.png \
   "kazeia-chat (qwen35, 0.64M params), stage 7: stage 6 + 5653 steps"
-$PY tools/train/plot_loss.py "$RUN/N1/loss.csv" docs/chat_loss_n1.png \
-  "kazeia-chat (qwen35, 0.64M params), N1: stage 7 + 5653 steps with long names"
+for n in 1 2 3; do
+  $PY tools/train/plot_loss.py "$RUN/N$n/loss.csv" docs/chat_loss_n$n.png \
+    "kazeia-chat (qwen35, 0.64M params), N$n: stage 7 + 5653 steps with long names"
+done
 $PY tools/train/plot_loss.py "$RUN/mtp/loss.csv" docs/chat_mtp_loss.png \
   "kazeia-chat MTP layer, frozen trunk: token t+2"
 for t in f32 q8_0 q4_0; do
-  for split in heldout fresh third fourth fifth sixth seventh; do  # the played held-out splits
+  for split in heldout fresh third fourth fifth sixth seventh eighth; do  # the played held-out splits
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 5 10 --n 100 --split $split
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 10 --n 100 --split $split --ask never
   done
-  for split in names train; do  # the training side as stages 4 to 8 saw it
+  for split in names train; do  # the training side as stages 4 to 9 saw it
     $PY tools/train/eval_recall.py --lib "$LIB" --model "$RUN/kazeia-chat-$t.gguf" \
       --turns 3 5 10 --n 100 --split $split --composed-talk 0.7 --name-callers
   done
