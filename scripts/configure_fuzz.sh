@@ -7,4 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B "${1:-build-fuzz}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_FUZZ=ON \
-  -DKAZEIA_BUILD_BENCH=OFF -DKAZEIA_WERROR=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null
+  -DKAZEIA_BUILD_BENCH=OFF -DKAZEIA_WERROR=ON -DKAZEIA_UNITY_LIBRARY=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > /dev/null

@@ -44,7 +44,8 @@ if [ "$which" = all ] || [ "$which" = address ]; then
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
   cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAZEIA_SANITIZE=thread \
-    -DKAZEIA_BUILD_BENCH=OFF -DKAZEIA_BUILD_JNI=OFF -DKAZEIA_WERROR=ON > /dev/null
+    -DKAZEIA_BUILD_BENCH=OFF -DKAZEIA_BUILD_JNI=OFF -DKAZEIA_WERROR=ON -DKAZEIA_UNITY_LIBRARY=ON \
+    > /dev/null
   cmake --build "$tsan_build" -j "$jobs" --target test_base test_api
   ctest --test-dir "$tsan_build" --output-on-failure -j "$jobs" \
     --timeout 1800 -L "^(base|api)$"
