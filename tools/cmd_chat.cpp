@@ -5,13 +5,14 @@
 
 #include "api/engine.h"
 #include "base/error.h"
+#include "base/read_file.h"
 #include "common.h"
 
 namespace kz::cli {
 namespace {
 
 std::vector<Json> read_tools(const std::string& path) {
-  const std::string text = read_input_file(path, "tools file");
+  const std::string text = read_file(path, "tools file");
   try {
     return parse_tools(text);
   } catch (const Error& e) {

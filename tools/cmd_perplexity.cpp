@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/progress.h"
+#include "base/read_file.h"
 #include "common.h"
 #include "model/model.h"
 #include "text/tokenizer.h"
@@ -67,7 +68,7 @@ int cmd_perplexity(int argc, char** argv) {
   if (n_ctx < 4) fail("invalid value ", n_ctx, " for --ctx-size (expected >= 4)");
   if (batch == 0 || batch > n_ctx) batch = n_ctx;
 
-  const std::string text = read_input_file(text_file, "text file");
+  const std::string text = read_file(text_file, "text file");
   const std::vector<int32_t> tokens = tok.encode(text, false, true);
   int64_t n_chunks = int64_t(tokens.size()) / n_ctx;
   if (n_chunks == 0)

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "base/timer.h"
 #include "common.h"
 #include "model/model.h"
@@ -48,7 +49,7 @@ int cmd_run(int argc, char** argv) {
   add_quiet_switch(p, &quiet);
   if (!p.parse(argc, argv)) return 0;
   if (engine_flags.model.empty()) fail("missing -m MODEL");
-  if (!prompt_file.empty()) prompt = read_input_file(prompt_file, "prompt file");
+  if (!prompt_file.empty()) prompt = read_file(prompt_file, "prompt file");
   if (!is_valid_utf8(prompt)) fail("the prompt is not valid UTF-8");
   check_generation_flags(gp);
   gp.speculative = spec.params();

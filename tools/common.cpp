@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 
 #include "base/error.h"
 #include "base/progress.h"
@@ -168,12 +166,6 @@ SequenceState EngineFlags::new_state(const Model& model, int64_t n_ctx) const {
 void check_generation_flags(const GenerateParams& gp) {
   if (gp.max_tokens < 0) fail("invalid value ", gp.max_tokens, " for --n-predict (expected >= 0)");
   Sampler(gp.sampling, 1);  // throws naming the sampling value at fault
-}
-
-std::string read_input_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open ", what);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 ContextOverflow parse_context_overflow(const std::string& value) {

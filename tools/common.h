@@ -75,9 +75,6 @@ struct SpeculativeFlags {
 // -n and the sampling flags, checked before the model loads: one line naming the value at fault.
 void check_generation_flags(const GenerateParams& gp);
 
-// The whole file at `path`; fails with "PATH: cannot open WHAT" (e.g. "prompt file").
-std::string read_input_file(const std::string& path, const char* what);
-
 // --context-overflow: error or drop-oldest (SessionParams::context_overflow).
 ContextOverflow parse_context_overflow(const std::string& value);
 

@@ -2,14 +2,13 @@
 // every call; the session's Sequence keeps what it computed, so only new tokens are prefilled.
 #include <algorithm>
 #include <atomic>
-#include <fstream>
-#include <sstream>
 
 #include "api/context_fit.h"
 #include "api/engine.h"
 #include "api/stop_strings.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/read_file.h"
 #include "base/thread_pool.h"
 #include "base/timer.h"
 #include "model/model.h"
@@ -297,11 +296,7 @@ void Session::save_state_file(const std::string& path) const {
 }
 
 void Session::load_state_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open state file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  const std::string bytes = s.str();
+  const std::string bytes = read_file(path, "state file");
   try {
     load_state(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   } catch (const Error& e) {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/read_file.h"
 
 namespace kz {
 namespace {
@@ -121,12 +121,9 @@ OpFilter OpFilter::parse(std::string_view text) {
 OpFilter OpFilter::from_arg(const std::string& list_or_file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(list_or_file, ec)) return parse(list_or_file);
-  std::ifstream file(list_or_file);
-  std::stringstream text;
-  text << file.rdbuf();
-  if (!file) fail(list_or_file, ": cannot read the op filter");
+  const std::string text = read_file(list_or_file, "op filter");
   try {
-    return parse(text.str());
+    return parse(text);
   } catch (const Error& e) {
     fail(list_or_file, ": ", e.what());
   }

@@ -81,13 +81,21 @@ TEST(LimitsCli, AnUnreadableModelFileNamesTheReason) {
   std::filesystem::remove(path);
 }
 
-TEST(LimitsCli, AMissingInputFileNamesTheFileAndItsRole) {
+TEST(LimitsCli, AnUnreadableInputFileNamesTheFileAndItsRole) {
   const std::string missing = temp_path("no_such_input.txt");
-  expect_error(kazeia("run -m " + kTiny + " -f " + missing), missing + ": cannot open prompt file");
+  const std::string absent = ": No such file or directory";
+  expect_error(kazeia("run -m " + kTiny + " -f " + missing),
+               missing + ": cannot read prompt file" + absent);
   expect_error(kazeia("perplexity -m " + kTiny + " -f " + missing),
-               missing + ": cannot open text file");
+               missing + ": cannot read text file" + absent);
   expect_error(kazeia("chat -m " + kTiny + " --tools " + missing + " </dev/null"),
-               missing + ": cannot open tools file");
+               missing + ": cannot read tools file" + absent);
+  // A folder once ended `run -f` with an uncaught std::ios_failure.
+  const std::string dir = temp_path("input_dir");
+  std::filesystem::create_directory(dir);
+  expect_error(kazeia("run -m " + kTiny + " -f " + dir),
+               dir + ": cannot read prompt file: not a regular file");
+  std::filesystem::remove(dir);
 }
 
 // Six questions in an 80-token context: the error policy refuses the turns that do not fit, one

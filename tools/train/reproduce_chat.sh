@@ -33,8 +33,9 @@ git show "$BASE:models/kazeia-chat-q8_0.gguf" > "$RUN/base.gguf"
 # stage 6: the stage-5 file's trunk (dequantized) on made-up-word dialogues
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/stage5.gguf" --out "$RUN" $SHAPE --seed 1239 --max-steps 10800
-# stage 7: stage 6 + the same kind of dialogues at seed 1240 (S8b's recipe; stage 9's choice),
-# run without the in-training recall probe, as it was
+# stage 7: stage 6 + the same kind of dialogues at seed 1240 (S8b's recipe, chosen by
+# docs/training.md's "stage 9" experiment, not the bundled stage 9), run without the
+# in-training recall probe, as it was
 mkdir -p "$RUN/stage7" && cp "$RUN/tokenizer.json" "$RUN/stage7/"
 OPENBLAS_NUM_THREADS=1 $PY tools/train/train.py --corpus chat $DIALOGUES \
   --init "$RUN/ckpt.pt" --out "$RUN/stage7" $SHAPE --recall-every 0 --seed 1240 --max-steps 5653
