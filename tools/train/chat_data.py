@@ -258,6 +258,13 @@ OPENERS_HELDOUT = {"fr": ["", "Figure-toi que ", "Au passage, ", "Entre nous, "]
                    "en": ["", "Incidentally, ", "Funny thing, ", "Between us, "]}
 JOINERS = {"fr": [" et ", " et ", ", ", " et puis ", ". ", " ; "],
            "en": [" and ", " and ", ", ", " and also ", ". ", "; "]}
+# --run-on: a statement's clauses run on as people type them: a clause may close itself (".",
+# "!", "..."), and the next start with a capital after any joiner, or after an opener of its own
+RUN_ON_JOINERS = {"fr": JOINERS["fr"] + [" puis ", " et aussi ", ", et ", ", sinon ", " - ",
+                                         " et sinon ", ", bref ", " ah et ", " enfin "],
+                  "en": JOINERS["en"] + [" then ", " plus ", ", and ", ", also ", " - ",
+                                         " oh and ", " anyway ", ", so ", " and then "]}
+CLAUSE_ENDS = ["", "", ".", ".", "!", "...", ","]
 ENDS = [".", ".", ".", "!", "", " !", "..."]
 # What the user asks for, as a noun phrase ("Rappelle-moi {mon prénom et mon âge}.").
 NOUN = {
@@ -531,7 +538,7 @@ class Generator:
     def __init__(self, seed: int, heldout: bool, repeat_rate: float = 0.0,
                  never_rate: float = 0.05, hold_rate: float = 0.0, composed_talk: float = 0.0,
                  name_callers: bool = False, name_nouns: bool = False, unknown_words: float = 0.0,
-                 birthday_ages: bool = False, long_names: float = 0.0):
+                 birthday_ages: bool = False, long_names: float = 0.0, run_on: float = 0.0):
         check_split()
         self.rng = random.Random(seed)
         self.repeat_rate = repeat_rate  # share of the in-between turns that are copy exercises
@@ -550,6 +557,9 @@ class Generator:
         # share of the names (the user's, others', in copy exercises) made long (chat_names
         # .long_name; training only)
         self.long_names = 0.0 if heldout else long_names
+        # share of the statements of two facts or more whose clauses run on (RUN_ON_JOINERS;
+        # training only)
+        self.run_on = 0.0 if heldout else run_on
         self.heldout = heldout
         h = heldout
         seen = set(split(FIRST_NAMES, False)) | set(split(PET_NAMES, False))
@@ -673,10 +683,13 @@ class Generator:
     def tell(self, lang: str, told: list[str], facts: dict, first: bool) -> tuple[str, str]:
         r = self.rng
         parts = [self.statement(lang, f) for f in told]
-        t = parts[0]
-        for p in parts[1:]:
-            j = r.choice(JOINERS[lang])
-            t += j + (capital(p) if j.startswith(".") else p)
+        if len(parts) > 1 and self.run_on and r.random() < self.run_on:  # no draw at 0
+            t = self.run_on_clauses(lang, parts)
+        else:
+            t = parts[0]
+            for p in parts[1:]:
+                j = r.choice(JOINERS[lang])
+                t += j + (capital(p) if j.startswith(".") else p)
         if self.phr.tails[lang] and r.random() < 0.25:
             t += r.choice(self.phr.tails[lang])
         t = self.end(self.opener(lang, capital(t)))
@@ -696,6 +709,22 @@ class Generator:
             noted = r.choice(NOTED[lang]).format(self.join(lang, others, capital=False))
             reply.append(noted)
         return text, " ".join(reply)
+
+    def run_on_clauses(self, lang: str, parts: list[str]) -> str:
+        """Statement clauses joined as people run them on: each may close itself or trail off,
+        and the next may start with a capital or with an opener of its own, so that neither a
+        capital letter nor the word after a joiner marks the name ("... Bob. et puis J'ai 46
+        ans")."""
+        r = self.rng
+        t = parts[0]
+        for p in parts[1:]:
+            if self.phr.tails[lang] and r.random() < 0.2:
+                t += r.choice(self.phr.tails[lang])
+            t += r.choice(CLAUSE_ENDS)
+            if r.random() < 0.3:
+                p = r.choice([o for o in self.phr.openers[lang] if o]) + decap(p)
+            t += r.choice(RUN_ON_JOINERS[lang]) + (capital(p) if r.random() < 0.6 else p)
+        return t
 
     def small_talk_turn(self, lang: str) -> tuple[str, str]:
         """A message without a fact, answered without one: a fixed pair, or (composed_talk) a

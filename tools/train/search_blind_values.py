@@ -30,7 +30,9 @@ SETS = {"stage 1": f"{STAGE1} --seed 1234",
         "S11": f"{STAGE4} --unknown-words 0.3 --seed 1241",
         "N1": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1242",
         "N2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1243",
-        "N3": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1244"}
+        "N3": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1244",
+        "R1": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1245",
+        "R2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1246"}
 
 
 def main():

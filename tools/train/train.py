@@ -117,6 +117,10 @@ def add_chat_args(ap) -> None:
     ap.add_argument("--long-names", type=float, default=0.0,
                     help="chat: share of the names made long: a known name run on, or a "
                          "pseudo-name of 3-5 syllables (chat_names.long_name)")
+    ap.add_argument("--run-on", type=float, default=0.0,
+                    help="chat: share of the statements of two facts or more whose clauses run "
+                         "on: closed mid-message, capitalized after any joiner "
+                         "(chat_data.RUN_ON_JOINERS)")
 
 
 def chat_dialogues(args, seed: int, heldout: bool, n: int, rng_turns) -> list:
@@ -125,7 +129,7 @@ def chat_dialogues(args, seed: int, heldout: bool, n: int, rng_turns) -> list:
     from chat_data import Generator
     g = Generator(seed, heldout, args.repeat_rate, args.never_rate, args.hold_rate,
                   args.composed_talk, args.name_callers, args.name_nouns, args.unknown_words,
-                  args.birthday_ages, args.long_names)
+                  args.birthday_ages, args.long_names, args.run_on)
     return [g.dialogue(int(rng_turns.integers(2, args.max_turns + 1)))["messages"]
             for _ in range(n)]
 
