@@ -28,13 +28,14 @@ from chat_eighth import EIGHTH  # noqa: E402
 from chat_fifth import FIFTH  # noqa: E402
 from chat_fourth import FOURTH  # noqa: E402
 from chat_fresh import FRESH, blind_generator  # noqa: E402
+from chat_ninth import NINTH  # noqa: E402
 from chat_seventh import SEVENTH  # noqa: E402
 from chat_sixth import SIXTH  # noqa: E402
 from chat_third import THIRD  # noqa: E402
 
 # The blind held-out splits in the order they were written: each is checked against those before.
 BLIND = [("fresh", FRESH), ("third", THIRD), ("fourth", FOURTH), ("fifth", FIFTH),
-         ("sixth", SIXTH), ("seventh", SEVENTH), ("eighth", EIGHTH)]
+         ("sixth", SIXTH), ("seventh", SEVENTH), ("eighth", EIGHTH), ("ninth", NINTH)]
 
 
 SESSION_FIELDS = [("struct_size", C.c_size_t), ("n_ctx", C.c_int64), ("n_threads", C.c_int32),
@@ -174,7 +175,7 @@ def generator(seed: int, split: str, composed_talk: float = 0.0,
               name_callers: bool = False, name_nouns: bool = False) -> Generator:
     """heldout: held-out names, cities and phrasings; names: held-out names and cities with the
     training phrasings; train: everything from the training lists (fresh dialogues); fresh: the
-    second held-out split (chat_fresh); third .. eighth: the later ones (chat_third, ...).
+    second held-out split (chat_fresh); third .. ninth: the later ones (chat_third, ...).
     composed_talk, name_callers and name_nouns: the training data's options (train.py), for
     names and train."""
     if split == "heldout":
@@ -258,7 +259,7 @@ def main():
     ap.add_argument("--split", choices=["heldout", "names", "train"] + [n for n, _ in BLIND],
                     default="heldout",
                     help="what is held out: names and phrasings, names only, nothing; fresh, "
-                         "third .. eighth: the later held-out splits' names and phrasings "
+                         "third .. ninth: the later held-out splits' names and phrasings "
                          "(chat_fresh.py, chat_third.py, ...)")
     ap.add_argument("--composed-talk", type=float, default=0.0,
                     help="names and train splits: as train.py's option of that name")
