@@ -32,7 +32,9 @@ SETS = {"stage 1": f"{STAGE1} --seed 1234",
         "N2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1243",
         "N3": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --seed 1244",
         "R1": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1245",
-        "R2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1246"}
+        "R2": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1246",
+        "R3": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1247",
+        "R4": f"{STAGE4} --unknown-words 0.3 --long-names 0.3 --run-on 0.6 --seed 1248"}
 
 
 def main():
